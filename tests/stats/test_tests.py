@@ -382,6 +382,37 @@ def test_bootstrap_ratio_ci_paired_narrower_with_shared_noise() -> None:
     assert pa.ci_low > 1.0
 
 
+def _ar1(n: int, phi: float, sd: float, gen: np.random.Generator) -> np.ndarray:
+    """Stationary Gaussian AR(1) with marginal sd ``sd`` (independent reference model)."""
+    e = gen.normal(0.0, sd * math.sqrt(1 - phi**2), n)
+    out = np.empty(n)
+    out[0] = gen.normal(0.0, sd)
+    for t in range(1, n):
+        out[t] = phi * out[t - 1] + e[t]
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("paired", [False, True])
+def test_bootstrap_ratio_ci_coverage_under_autocorrelation(paired: bool) -> None:
+    # AR(1) phi = 0.7, n = 200 per side, true ratio of medians 1.1. Before the calibration
+    # to the subsession variance the percentile block bootstrap covered 89.75% (unpaired)
+    # and 91.75% (paired) here; with it 93.5% and 95.25%.
+    gen = np.random.default_rng(2025)
+    reps, n, hit = 400, 200, 0
+    for r in range(reps):
+        # symmetric zero-median noise: the medians are exactly 1000 and 1100; paired
+        # rounds share a round effect
+        common = _ar1(n, 0.7, 20.0, gen) if paired else 0.0
+        own = 10.0 if paired else 20.0
+        a = 1000.0 + common + _ar1(n, 0.7, own, gen)
+        b = 1100.0 + common + _ar1(n, 0.7, own, gen)
+        ci = st.bootstrap_ratio_ci(a, b, paired=paired, rng=r, n_resamples=1000)
+        hit += ci.ci_low <= 1.1 <= ci.ci_high
+    # 400 replications: binomial sd 1.1 points
+    assert 0.925 <= hit / reps <= 0.975, hit / reps
+
+
 def test_bootstrap_ratio_ci_input_checks() -> None:
     with pytest.raises(ValueError, match="estimator"):
         st.bootstrap_ratio_ci([1.0, 2.0], [1.0, 2.0], estimator="mode")

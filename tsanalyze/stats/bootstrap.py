@@ -30,7 +30,10 @@ __all__ = [
     "BootstrapKind",
     "BootstrapMethod",
     "apply_statistic",
+    "apply_with_mean",
     "bootstrap_ci",
+    "calibration_factor",
+    "calibration_finding",
     "optimal_block_length",
     "resample_indices",
 ]
@@ -321,7 +324,30 @@ def apply_statistic(x: Float64Array, idx: Int64Array, statistic: Statistic) -> F
     return out
 
 
-def _apply_with_mean(
+def calibration_factor(resample_means: Float64Array, mean_variance: float) -> float:
+    """Factor c >= 1 that widens block-bootstrap replicates to the subsession variance.
+
+    c = sqrt(mean_variance / v_b), v_b the variance of the ``resample_means``, when the
+    block bootstrap underestimates the variance of the mean (v_b < ``mean_variance``);
+    capped at 3; 1.0 otherwise. See :func:`bootstrap_ci` (Notes).
+    """
+    vb = float(np.var(resample_means, ddof=1))
+    if vb > 0 and math.isfinite(mean_variance) and mean_variance > vb:
+        return min(_MAX_CALIBRATION, math.sqrt(mean_variance / vb))
+    return 1.0
+
+
+def calibration_finding(calib: float) -> Finding:
+    """The info finding that says the replicates were widened by ``calib``."""
+    return Finding(
+        "block-bootstrap-calibrated",
+        f"the block bootstrap's variance of the mean was {calib:.2f}² times below "
+        "the subsession estimate; the replicates were widened by that factor",
+        "info",
+    )
+
+
+def apply_with_mean(
     x: Float64Array, idx: Int64Array, statistic: Statistic
 ) -> tuple[Float64Array, Float64Array]:
     """Like :func:`apply_statistic`, also returning the resample means (one gather)."""
@@ -481,7 +507,7 @@ def bootstrap_ci(
     idx = resample_indices(n, nres, kind=kind, block_length=bl, rng=gen, size=size)
     calib = 1.0
     if mean_variance is not None and kind != "iid":
-        boot, bmeans = _apply_with_mean(a, idx, statistic)
+        boot, bmeans = apply_with_mean(a, idx, statistic)
     else:
         boot, bmeans = apply_statistic(a, idx, statistic), None
     del idx
@@ -491,18 +517,10 @@ def bootstrap_ci(
         xbar = float(a.mean())
         if size < n:
             bmeans = xbar + (bmeans - xbar) * math.sqrt(size / n)
-        vb = float(np.var(bmeans, ddof=1))
-        if vb > 0 and math.isfinite(mean_variance) and mean_variance > vb:
-            calib = min(_MAX_CALIBRATION, math.sqrt(mean_variance / vb))
+        calib = calibration_factor(bmeans, mean_variance)
+        if calib > 1.0:
             boot = theta + (boot - theta) * calib
-            found.append(
-                Finding(
-                    "block-bootstrap-calibrated",
-                    f"the block bootstrap's variance of the mean was {calib:.2f}² times below "
-                    "the subsession estimate; the replicates were widened by that factor",
-                    "info",
-                )
-            )
+            found.append(calibration_finding(calib))
     alpha = 1.0 - cl
     used = method
     z0 = acc = math.nan

@@ -482,7 +482,7 @@ def estimate(
     if kind != "iid" and bl is None:
         bl = optimal_block_length(a, kind=kind) if n >= 4 else 1.0  # type: ignore[arg-type]
     gen, seed = check_rng(rng)
-    mean_var = _subsession_mean_variance(a, m) if kind != "iid" and m is not None else None
+    mean_var = subsession_mean_variance(a, m) if kind != "iid" and m is not None else None
     try:
         b = bootstrap_ci(
             a,
@@ -602,7 +602,7 @@ def hall_t_quantiles(values: Float64Array, confidence_level: float) -> tuple[flo
     return inverse(-q), inverse(q)
 
 
-def _subsession_mean_variance(a: Float64Array, m: int) -> float | None:
+def subsession_mean_variance(a: Float64Array, m: int) -> float | None:
     """var(mean) from subsession means, with the residual lag-1 factor (as t-subsession)."""
     means = block_means(a, m)
     k = means.size

@@ -32,8 +32,15 @@ from tsanalyze._validation import (
 )
 from tsanalyze.errors import NotEnoughData
 from tsanalyze.stats.autocorrelation import block_means, lag1, subsession_size
-from tsanalyze.stats.bootstrap import apply_statistic, optimal_block_length, resample_indices
-from tsanalyze.stats.estimators import ESTIMATORS
+from tsanalyze.stats.bootstrap import (
+    apply_statistic,
+    apply_with_mean,
+    calibration_factor,
+    calibration_finding,
+    optimal_block_length,
+    resample_indices,
+)
+from tsanalyze.stats.estimators import ESTIMATORS, subsession_mean_variance
 from tsanalyze.stats.outliers import tukey_fences
 from tsanalyze.stats.summary_tests import ci_overlap
 
@@ -633,8 +640,14 @@ def bootstrap_ratio_ci(
     Unpaired: each side is resampled on its own; replicate r*_k = θ(b*_k)/θ(a*_k).
     Paired: one index set per replicate for both sides. The percentile interval of the
     r*_k is reported, and se_log = sd(log r*_k). Block resampling keeps the dependence
-    of autocorrelated series (stationary bootstrap, Politis & Romano 1994); i.i.d. resampling would make the CI too
-    narrow.
+    of autocorrelated series (stationary bootstrap, Politis & Romano 1994); i.i.d.
+    resampling would make the CI too narrow. Block resamples still cut the dependence at
+    every join, so each side's replicates (the log ratio's when paired, judged on the
+    differences) are widened to the subsession estimate of the variance of the mean as in
+    :func:`tsanalyze.stats.bootstrap.bootstrap_ci` (``mean_variance``). On AR(1)
+    phi = 0.7 data with 200 samples per side this raised the coverage of the 95% interval
+    of a ratio of medians from 89.75% to 93.5% (unpaired) and from 91.75% to 95.25%
+    (paired); with phi = 0.85 and 400 per side from 88.75% to 92.25%.
 
     References
     ----------
@@ -674,6 +687,20 @@ def bootstrap_ratio_ci(
             return resample_indices(n, n_resamples, kind="iid", rng=gen)
         return resample_indices(n, n_resamples, kind="stationary", block_length=bl, rng=gen)
 
+    def _calibration(series: Float64Array, bmeans: Float64Array) -> float:
+        m = subsession_size(series)
+        mv = None if m is None else subsession_mean_variance(series, m)
+        return 1.0 if mv is None else calibration_factor(bmeans, mv)
+
+    def _side(series: Float64Array, bl: float) -> tuple[Float64Array, float]:
+        idx = _resample(series.size, bl)
+        if bl < 1.5:
+            return np.asarray(apply_statistic(series, idx, fn), dtype=np.float64), 1.0
+        boot, bmeans = apply_with_mean(series, idx, fn)
+        c = _calibration(series, bmeans)
+        theta = float(fn(series))
+        return theta + (boot - theta) * c, c
+
     est = float(fn(y) / fn(x))
     if min(x.size, y.size) < 2:
         f = Finding("too-few-samples", "a bootstrap CI needs >= 2 samples per side", "warning")
@@ -686,15 +713,24 @@ def bootstrap_ratio_ci(
         bla = blb = _block(y - x, given, "block_length_a")
         idx = _resample(x.size, bla)
         num, den = apply_statistic(y, idx, fn), apply_statistic(x, idx, fn)
+        calib = 1.0
+        if bla >= 1.5:
+            d = y - x
+            calib = _calibration(d, apply_with_mean(d, idx, fn)[1])
     else:
         bla = _block(x, block_length_a, "block_length_a")
         blb = _block(y, block_length_b, "block_length_b")
-        den = apply_statistic(x, _resample(x.size, bla), fn)
-        num = apply_statistic(y, _resample(y.size, blb), fn)
+        den, calib_a = _side(x, bla)
+        num, calib_b = _side(y, blb)
+        calib = max(calib_a, calib_b)
     reps = np.asarray(num, dtype=np.float64) / np.asarray(den, dtype=np.float64)
     reps = reps[np.isfinite(reps) & (reps > 0)]
     if reps.size < n_resamples // 2:
         raise NotEnoughData("bootstrap_ratio_ci: too many undefined bootstrap replicates")
+    if paired and calib > 1.0:
+        reps = est * (reps / est) ** calib  # widen log(ratio*) about log(ratio)
+    if calib > 1.0:
+        findings.append(calibration_finding(calib))
     alpha = 1.0 - confidence_level
     lo, hi = np.quantile(reps, [alpha / 2, 1 - alpha / 2])
     if min(x.size, y.size) < 10:
