@@ -152,6 +152,7 @@ def test_failing_target_exit_code(tmp_path: Path, targets: Path) -> None:
         (["-p", "a=cli_targets_mod:sum_loop", "--evals", "lots"], "--evals"),
         (["-p", "a=cli_targets_mod:sum_loop", "-p", "a=cli_targets_mod:sum_loop"], "given twice"),
         (["-p", "a=cli_targets_mod:sum_loop", "--cmd", "b=true"], "not both"),
+        (["-p", "a=cli_targets_mod:sum_loop", "--min-sample-ns", "-5"], "--min-sample-ns"),
     ],
 )
 def test_bad_arguments(tmp_path: Path, targets: Path, args: list[str], message: str) -> None:
@@ -176,10 +177,13 @@ def test_oracle_parameters_from_the_command_line(tmp_path: Path, targets: Path) 
             "5000",
             "--tau-prec",
             "10",
+            "--min-sample-ns",
+            "250000",
             "--quiet",
         ],
     )
     assert res.exit_code == 0, res.output
     oracle = _meta(out)["collector"]["oracle"]  # type: ignore[index]
     assert oracle["tau_acc"] == 5000.0 and oracle["tau_prec"] == 10.0
+    assert oracle["min_sample_ns"] == 250000.0
     assert oracle["per_benchmark"]["b"]["j"] == 500

@@ -463,3 +463,48 @@ def test_target_calling_sys_exit_is_a_failure(tmp_path: Path, clk: Clock) -> Non
 
     with pytest.raises(CollectorError, match="raised SystemExit: 4"):
         collect({"q": quits}, tmp_path / "q.parquet", rounds=2, evals=1, clock=clk, progress=False)
+
+
+def test_auto_evals_make_samples_pass_the_reports_timer_checks(tmp_path: Path, clk: Clock) -> None:
+    # a sub-microsecond function: Algorithm 1 alone gives 1 evaluation and samples whose
+    # clock-read share is 10-30% (our own report then flags the run); the default floor
+    # makes every sample long enough for the checks in tsanalyze.stats.timer
+    from tsanalyze import read_runs
+    from tsanalyze.stats.timer import timer_check
+
+    def short() -> int:
+        return sum(range(20))
+
+    rec = collect({"short": short}, tmp_path / "s.parquet", rounds=50, clock=clk, progress=False)
+    oracle_meta = rec.metadata["collector"]["oracle"]
+    timer = rec.metadata["timer"]
+    limits = (100 * timer["overhead_ns"], 100 * timer["accuracy_ns"], 1000 * timer["precision_ns"])
+    assert oracle_meta["min_sample_ns"] == pytest.approx(1.5 * max(limits))
+    assert rec.evals["short"] > oracle_meta["per_benchmark"]["short"]["oracle_evals"]
+    df = read_runs(rec.path)
+    check = timer_check(
+        df["ns"].to_numpy(dtype=float),
+        overhead_ns=timer["overhead_ns"],
+        precision_ns=timer["precision_ns"],
+        accuracy_ns=timer["accuracy_ns"],
+    )
+    assert check.n_dominated == 0 and check.n_overhead <= 1, check.warnings
+    # 0 switches the floor off: Algorithm 1 alone
+    off = collect(
+        {"short": short}, tmp_path / "o.parquet", rounds=3, clock=clk, progress=False,
+        min_sample_ns=0,
+    )  # fmt: skip
+    per = off.metadata["collector"]["oracle"]["per_benchmark"]["short"]
+    assert off.evals["short"] == per["oracle_evals"]
+    with pytest.raises(ValueError, match="min_sample_ns"):
+        collect({"short": short}, tmp_path / "x.parquet", rounds=3, min_sample_ns=-1.0)
+
+
+def test_collector_timer_limits_mirror_the_reports() -> None:
+    # the collector may not import the analysis side; its copies of the limits must agree
+    from tsanalyze.collector import _collect
+    from tsanalyze.stats import timer
+
+    assert _collect.OVERHEAD_SHARE_LIMIT == timer.OVERHEAD_SHARE_LIMIT
+    assert _collect.ACCURACY_SHARE_LIMIT == timer.ACCURACY_SHARE_LIMIT
+    assert _collect.PRECISION_FACTOR == timer.PRECISION_FACTOR

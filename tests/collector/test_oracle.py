@@ -135,3 +135,31 @@ def test_algorithm1_validation() -> None:
     measure, _ = _fake_target(1.0)
     with pytest.raises(ValueError, match="max_time_ns"):
         choose_evals(measure, **PAPER, max_time_ns=0)
+
+
+def test_min_sample_floor_raises_evals_to_the_sample_length() -> None:
+    # 2 us per evaluation: the paper's oracle gives 1 evaluation (t >= tau_acc);
+    # a 20 us floor needs ceil(20000 / 2000) = 10
+    measure, _ = _fake_target(2000.0)
+    plain = choose_evals(measure, **PAPER)
+    floored = choose_evals(measure, **PAPER, min_sample_ns=20_000.0)
+    assert plain.evals == plain.oracle_evals == oracle(2000.0, **PAPER) == 1
+    assert floored.oracle_evals == 1
+    assert floored.evals == math.ceil(20_000 / 2000) == 10
+    assert floored.to_dict()["min_sample_ns"] == 20_000.0
+    # a floor already met by the oracle's choice changes nothing
+    fast, _ = _fake_target(5.0)
+    assert choose_evals(fast, **PAPER, min_sample_ns=100.0).evals == oracle(5.0, **PAPER)
+    with pytest.raises(ValueError, match="min_sample_ns"):
+        choose_evals(measure, **PAPER, min_sample_ns=-1.0)
+
+
+def test_min_sample_floor_ignores_the_noisy_small_i() -> None:
+    # after overhead subtraction T_1 / 1 can be ~0 for a fast target; the floor must use
+    # the long measurements (here the true 20 ns), not divide by that ~0
+    def measure(i: int) -> float:
+        return 0.0 if i <= 3 else 20.0 * i
+
+    c = choose_evals(measure, tau_prec=1.0, tau_acc=50.0, min_sample_ns=10_000.0)
+    assert c.t_hat_ns == 0.0 and c.oracle_evals == oracle(0.0, tau_prec=1.0, tau_acc=50.0)
+    assert c.evals == 10_000 // 20

@@ -91,6 +91,15 @@ def collect(
             "--tau-prec", min=0.0, help="Oracle timer precision in ns (default: measured)."
         ),
     ] = None,
+    min_sample_ns: Annotated[
+        float | None,
+        typer.Option(
+            "--min-sample-ns",
+            min=0.0,
+            help="Shortest sample --evals auto may choose, in ns (default: long enough for "
+            "the report's timer checks; 0: Algorithm 1 alone).",
+        ),
+    ] = None,
     tag: Annotated[
         list[str] | None, typer.Option("--tag", help="KEY=VALUE stored in the run's user metadata.")
     ] = None,
@@ -127,6 +136,7 @@ def collect(
                 user=_pairs(tag or [], "--tag"),
                 tau_acc=tau_acc,
                 tau_prec=tau_prec,
+                min_sample_ns=min_sample_ns,
                 progress=False if quiet else None,
             )
         for w in caught:

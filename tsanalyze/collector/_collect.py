@@ -50,6 +50,28 @@ __all__ = ["Recording", "collect"]
 
 _COLLECTOR_VERSION = "1"
 
+# The report's timer checks (tsanalyze.stats.timer; mirrored here because the collector
+# imports nothing from the analysis side; a test keeps the two equal): a sample should
+# spend at most 1% of its time reading the clock (seed 004), carry at most 1% timer
+# error (seed 000) and last at least 1000 timer precisions.
+OVERHEAD_SHARE_LIMIT = 0.01
+ACCURACY_SHARE_LIMIT = 0.01
+PRECISION_FACTOR = 1000.0
+#: headroom over the checks' limits: samples after calibration can run faster than t̂
+SAMPLE_FLOOR_MARGIN = 1.5
+
+
+def default_min_sample_ns(timer: TimerProperties) -> float:
+    """Shortest sample (ns) at which the report's timer checks pass, with headroom.
+
+    ``1.5 * max(overhead / 1%, accuracy / 1%, 1000 * precision)``.
+    """
+    return SAMPLE_FLOOR_MARGIN * max(
+        timer.overhead_ns / OVERHEAD_SHARE_LIMIT,
+        timer.accuracy_ns / ACCURACY_SHARE_LIMIT,
+        PRECISION_FACTOR * timer.precision_ns,
+    )
+
 
 def _package_version() -> str:
     try:
@@ -248,6 +270,7 @@ def collect(
     oracle_a: float | None = None,
     oracle_b: float = 0.5,
     j_max: int = 1000,
+    min_sample_ns: float | None = None,
     calibration_window: float = 0.2,
     subtract_spawn_overhead: bool = True,
     run_id: str | None = None,
@@ -296,6 +319,11 @@ def collect(
         Oracle timer precision and accuracy in ns; default: measured.
     oracle_a, oracle_b, j_max : float, float, int
         Oracle steepness (default 0.009/τ_prec), midpoint fraction and cap on j.
+    min_sample_ns : float, optional
+        Shortest sample ``evals="auto"`` may choose, in ns. Default: 1.5 × the longest of
+        100 × the clock-read overhead, 100 × τ_acc and 1000 × τ_prec, the sample length at
+        which the report's timer checks (seed 004's 1% overhead share, seed 000's
+        accuracy) pass; 0 leaves Algorithm 1 alone. Recorded in the run's metadata.
     calibration_window : float
         Seconds over which the TSC frequency is measured.
     subtract_spawn_overhead : bool
@@ -366,6 +394,11 @@ def collect(
             schema.encode_metadata({"user": dict(user)})
         except (TypeError, ValueError) as exc:
             raise ValueError(f"user must be a mapping of JSON-serialisable values: {exc}") from None
+    if min_sample_ns is not None and not (
+        isinstance(min_sample_ns, (int, float)) and math.isfinite(min_sample_ns)
+        and min_sample_ns >= 0
+    ):  # fmt: skip
+        raise ValueError(f"min_sample_ns must be a finite number >= 0, got {min_sample_ns!r}")
     if tau_prec is not None or tau_acc is not None:
         # check what can be checked before calibrating (the rest once tau_* are measured)
         oracle(
@@ -406,6 +439,7 @@ def collect(
             oracle_a,
             oracle_b,
             j_max,
+            min_sample_ns,
             subtract_spawn_overhead,
             run,
             created,
@@ -439,6 +473,7 @@ def _run(
     oracle_a: float | None,
     oracle_b: float,
     j_max: int,
+    min_sample_ns: float | None,
     subtract_spawn_overhead: bool,
     run: str,
     created: str,
@@ -461,6 +496,7 @@ def _run(
     t_prec = tau_prec if tau_prec is not None else timer.precision_ns
     t_acc = tau_acc if tau_acc is not None else max(timer.accuracy_ns, t_prec)
     oracle(0.0, tau_prec=t_prec, tau_acc=t_acc, a=oracle_a, b=oracle_b, j_max=j_max)  # validates
+    floor_ns = default_min_sample_ns(timer) if min_sample_ns is None else float(min_sample_ns)
     choices: dict[str, EvalsChoice] = {}
     evals_used: dict[str, int] = {}
     for name, n_fixed in fixed.items():
@@ -481,8 +517,9 @@ def _run(
                 return (b - a) * 1e9 / clk.hz - timer.overhead_ns
 
             choice = choose_evals(
-                measure, tau_prec=t_prec, tau_acc=t_acc, a=oracle_a, b=oracle_b, j_max=j_max
-            )
+                measure, tau_prec=t_prec, tau_acc=t_acc, a=oracle_a, b=oracle_b, j_max=j_max,
+                min_sample_ns=floor_ns,
+            )  # fmt: skip
             choices[name] = choice
             evals_used[name] = choice.evals
 
@@ -499,6 +536,7 @@ def _run(
             "tau_prec": t_prec,
             "tau_acc": t_acc,
             "j_max": j_max,
+            "min_sample_ns": floor_ns,
             "per_benchmark": {k: v.to_dict() for k, v in choices.items()},
         },
         "interleave": interleave,

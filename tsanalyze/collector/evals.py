@@ -102,6 +102,11 @@ def oracle(
     return max(1, min(j, n))
 
 
+#: Cap on the evaluations the ``min_sample_ns`` floor may ask for (a target measured
+#: as taking no time at all gets this many).
+MAX_FLOOR_EVALS = 100_000
+
+
 @dataclass(frozen=True, slots=True)
 class EvalsChoice:
     """The outcome of Algorithm 1 for one target.
@@ -118,6 +123,11 @@ class EvalsChoice:
         How many i were measured (< j when the time limit stopped the loop).
     tau_prec, tau_acc, a, b : float
         Oracle parameters.
+    min_sample_ns : float
+        Shortest sample asked for (0: none); ``evals`` is raised to
+        ``ceil(min_sample_ns / t_hat_ns)`` when the oracle's choice is shorter.
+    oracle_evals : int
+        What the oracle alone chose, ν(t̂).
 
     References
     ----------
@@ -132,6 +142,8 @@ class EvalsChoice:
     tau_acc: float
     a: float
     b: float
+    min_sample_ns: float = 0.0
+    oracle_evals: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Return JSON-ready builtins."""
@@ -144,6 +156,8 @@ class EvalsChoice:
             "tau_acc": self.tau_acc,
             "a": self.a,
             "b": self.b,
+            "min_sample_ns": self.min_sample_ns,
+            "oracle_evals": self.oracle_evals,
         }
 
 
@@ -156,6 +170,7 @@ def choose_evals(
     b: float = 0.5,
     j_max: int | None = 1000,
     max_time_ns: float = 0.5e9,
+    min_sample_ns: float = 0.0,
 ) -> EvalsChoice:
     """Algorithm 1 of seed 000: evaluations per sample for one target.
 
@@ -169,6 +184,10 @@ def choose_evals(
     max_time_ns : float
         Stop increasing i once the measurements have taken this long in total
         (default 0.5 s).
+    min_sample_ns : float
+        Shortest sample wanted, in ns (default 0: Algorithm 1 alone). When
+        ν(t̂) t̂ falls short of it, n = ceil(min_sample_ns / t̂) (at most
+        ``MAX_FLOOR_EVALS``).
 
     Returns
     -------
@@ -180,7 +199,11 @@ def choose_evals(
     Deviation: the paper measures every i up to j (Σ i = j(j+1)/2 evaluations); for slow
     targets we stop once ``max_time_ns`` is spent (recorded as ``i_measured``). Those are
     targets with t̂ far above τ_acc / j, for which further i could only matter if T_i / i
-    kept falling.
+    kept falling. Addition: the ``min_sample_ns`` floor. Algorithm 1 amortises the timer's
+    *accuracy* only; :func:`tsanalyze.collector.collect` also asks for samples long
+    enough that the clock-read overhead is under 1% of them (seed 004), which the
+    oracle alone does not ensure (a 0.4 µs function got 1 evaluation and samples whose
+    overhead share was 30%).
 
     References
     ----------
@@ -190,17 +213,26 @@ def choose_evals(
     _oracle_iv(tau_prec, tau_acc, a, b, j_max)
     if not max_time_ns > 0:
         raise ValueError(f"max_time_ns must be > 0, got {max_time_ns!r}")
+    if not (math.isfinite(min_sample_ns) and min_sample_ns >= 0):
+        raise ValueError(f"min_sample_ns must be a finite number >= 0, got {min_sample_ns!r}")
     j = oracle_j(tau_prec, tau_acc, j_max)
-    t_hat = math.inf
+    per_eval: list[float] = []
     spent = 0.0
     i = 0
     for i in range(1, j + 1):
         elapsed = float(measure(i))
         spent += max(elapsed, 0.0)
-        t_hat = min(t_hat, elapsed / i)
+        per_eval.append(elapsed / i)
         if spent >= max_time_ns:
             break
-    t_hat = max(t_hat, 0.0)
+    t_hat = max(min(per_eval), 0.0)
     slope = 0.009 / tau_prec if a is None else a
-    n = oracle(t_hat, tau_prec=tau_prec, tau_acc=tau_acc, a=slope, b=b, j_max=j_max)
-    return EvalsChoice(n, t_hat, j, i, tau_prec, tau_acc, slope, b)
+    nu = oracle(t_hat, tau_prec=tau_prec, tau_acc=tau_acc, a=slope, b=b, j_max=j_max)
+    n = nu
+    # the floor uses the larger half of i only: T_i / i of small i carries the whole
+    # overhead-subtraction error and can be ~0 for a fast target
+    t_long = min(per_eval[len(per_eval) // 2 :])
+    if min_sample_ns > 0 and nu * t_long < min_sample_ns:
+        floor = MAX_FLOOR_EVALS if t_long <= 0 else math.ceil(min_sample_ns / t_long)
+        n = max(nu, min(floor, MAX_FLOOR_EVALS))
+    return EvalsChoice(n, t_hat, j, i, tau_prec, tau_acc, slope, b, min_sample_ns, nu)
