@@ -101,6 +101,19 @@ def test_timer_check_shares_and_counts() -> None:
     assert dom.severity == "serious"  # 2 of 5 > 10%
 
 
+def test_timer_check_names_the_process_start_in_command_overhead() -> None:
+    # command targets: 1 ms of the 1.0001 ms overhead is starting the process
+    x = np.full(20, 50e6)
+    x[:3] = 20e6
+    clock = timer_check(x, overhead_ns=0.3e6)
+    spawn = timer_check(x, overhead_ns=0.3e6, clock_overhead_ns=100.0)
+    assert clock.n_overhead == spawn.n_overhead == 3
+    msg_clock = next(w.message for w in clock.warnings if w.code == "overhead-share")
+    msg_spawn = next(w.message for w in spawn.warnings if w.code == "overhead-share")
+    assert "reading the clock (overhead 300 µs, 0.6% of the median sample)" in msg_clock
+    assert "starting the process" in msg_spawn and "starting" not in msg_clock
+
+
 def test_timer_check_clean_and_unknown_timer() -> None:
     x = np.linspace(1e6, 1.1e6, 100)
     r = timer_check(x, overhead_ns=20.0, precision_ns=1.0, accuracy_ns=30.0)

@@ -273,6 +273,7 @@ def timer_checks(df: pd.DataFrame) -> TimerChecks:
             overhead_ns=t.get("overhead_ns"),
             precision_ns=t.get("precision_ns"),
             accuracy_ns=t.get("accuracy_ns"),
+            clock_overhead_ns=t.get("clock_overhead_ns"),
         )
         rows.append(
             {

@@ -282,6 +282,7 @@ def analyze_series(
             overhead_ns=t.get("overhead_ns"),
             precision_ns=t.get("precision_ns"),
             accuracy_ns=t.get("accuracy_ns"),
+            clock_overhead_ns=t.get("clock_overhead_ns"),
         )
         findings.extend(chk.warnings)
     warmup_seconds = (
