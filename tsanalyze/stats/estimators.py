@@ -295,7 +295,9 @@ def estimate(
     from the median) the warning ``mean-rare-events`` says the interval cannot be
     trusted: by the Bahadur–Savage theorem no interval for a mean is valid over such
     distributions, and on delay-factor data with rare large delays
-    (:data:`tsanalyze.datasets.DEFAULT_DELAYS`, n = 2000) it covers about 75%.
+    (:data:`tsanalyze.datasets.DEFAULT_DELAYS`, n = 2000) it covers about 80%: the
+    true mean lay below the interval in 1.0% of series (the lower end holds) and above
+    it in 19.4%.
 
     *Others*: BCa i.i.d. bootstrap when independent, percentile stationary block
     bootstrap (Politis–White block length) otherwise. Block bootstraps are calibrated
@@ -554,9 +556,10 @@ def _tail_finding(a: Float64Array) -> Finding | None:
     return Finding(
         "mean-rare-events",
         f"the largest 1% of samples hold {share:.0%} of the total deviation from the median: "
-        "the mean is driven by rare large values, and no interval computed from these "
-        "samples can be trusted to cover it (it may cover far less than claimed); prefer "
-        "the median or the trimmed mean",
+        "the mean is driven by rare large values. The interval's lower end still holds, but "
+        "rare delays that these samples happen to lack can put the true mean above its upper "
+        "end, and no interval computed from the samples can prevent that; prefer the median "
+        "or the trimmed mean",
         "warning",
     )
 
