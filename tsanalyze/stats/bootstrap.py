@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Literal
 
 import numpy as np
-from scipy.special import ndtr, ndtri
+from scipy.special import ndtr, ndtri, stdtrit
 
 from tsanalyze._result import Finding, Result
 from tsanalyze._typing import ArrayLike, Float64Array, Int64Array, RNGType
@@ -36,6 +36,7 @@ __all__ = [
     "calibration_finding",
     "optimal_block_length",
     "resample_indices",
+    "student_factor",
 ]
 
 BootstrapKind = Literal["iid", "stationary", "circular"]
@@ -335,6 +336,16 @@ def calibration_factor(resample_means: Float64Array, mean_variance: float) -> fl
     if vb > 0 and math.isfinite(mean_variance) and mean_variance > vb:
         return min(_MAX_CALIBRATION, math.sqrt(mean_variance / vb))
     return 1.0
+
+
+def student_factor(k: int, confidence_level: float) -> float:
+    """t_{k-1} / z at the two-sided ``confidence_level``: how much wider an interval with a
+    variance estimated from ``k`` roughly independent blocks must be than a normal one
+    (1.0 for k < 2 or large k). Percentile bootstraps behave like the normal interval."""
+    if k < 2:
+        return 1.0
+    q = 0.5 + confidence_level / 2
+    return max(1.0, float(stdtrit(k - 1, q)) / float(ndtri(q)))
 
 
 def calibration_finding(calib: float) -> Finding:
