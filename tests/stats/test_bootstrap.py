@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy import stats
 
 from tsanalyze.datasets import simulate_series
 from tsanalyze.errors import NotEnoughData
@@ -16,6 +17,7 @@ from tsanalyze.stats.bootstrap import (
     bootstrap_ci,
     optimal_block_length,
     resample_indices,
+    student_factor,
 )
 
 
@@ -29,8 +31,6 @@ def _ar1(n: int, phi: float, seed: int) -> np.ndarray:
 @pytest.mark.parametrize("method", ["percentile", "bca"])
 @pytest.mark.parametrize("stat", [np.median, np.mean])
 def test_iid_interval_equals_scipy_bootstrap(method: str, stat: object) -> None:
-    from scipy import stats
-
     x = np.random.default_rng(3).lognormal(size=300)
     ours = bootstrap_ci(x, stat, method=method, n_resamples=2000, rng=5)  # type: ignore[arg-type]
     # scipy.stats.bootstrap with the same seed draws the same resamples
@@ -175,6 +175,33 @@ def test_mean_variance_calibration() -> None:
     assert huge.calibration == 3.0
     iid = bootstrap_ci(x, np.median, n_resamples=300, rng=4, mean_variance=1e6)
     assert iid.calibration == 1.0
+
+
+def test_student_factor_is_t_over_z() -> None:
+    # reference: scipy.stats t and norm quantiles
+    for k, cl in [(5, 0.95), (12, 0.95), (30, 0.9), (400, 0.99)]:
+        q = 0.5 + cl / 2
+        assert student_factor(k, cl) == pytest.approx(stats.t.ppf(q, k - 1) / stats.norm.ppf(q))
+    assert student_factor(1, 0.95) == 1.0
+    assert student_factor(10**9, 0.95) == pytest.approx(1.0)
+
+
+def test_mean_variance_blocks_add_the_student_factor() -> None:
+    # the subsession variance from k = 12 block means has 11 degrees of freedom: the
+    # replicates are widened by t_11 / z on top of the variance ratio
+    x = _ar1(1000, 0.6, seed=12)
+    kw = {"kind": "stationary", "block_length": 10.0, "n_resamples": 300, "rng": 4}
+    vb = bootstrap_ci(x, np.mean, **kw)  # type: ignore[arg-type]
+    mv = 4 * vb.standard_error**2
+    wide = bootstrap_ci(x, np.median, mean_variance=mv, **kw)  # type: ignore[arg-type]
+    wider = bootstrap_ci(
+        x, np.median, mean_variance=mv, mean_variance_blocks=12, **kw  # type: ignore[arg-type]
+    )
+    t = stats.t.ppf(0.975, 11) / stats.norm.ppf(0.975)
+    assert wider.calibration == pytest.approx(2.0 * t, rel=1e-9)
+    assert wider.ci_high - wider.ci_low == pytest.approx(t * (wide.ci_high - wide.ci_low))
+    msg = next(w.message for w in wider.warnings if w.code == "block-bootstrap-calibrated")
+    assert "2.00² times below" in msg and "t/z = " in msg
 
 
 def test_block_bca_runs_and_reports() -> None:

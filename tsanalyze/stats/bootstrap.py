@@ -348,12 +348,19 @@ def student_factor(k: int, confidence_level: float) -> float:
     return max(1.0, float(stdtrit(k - 1, q)) / float(ndtri(q)))
 
 
-def calibration_finding(calib: float) -> Finding:
-    """The info finding that says the replicates were widened by ``calib``."""
+def calibration_finding(calib: float, student: float = 1.0) -> Finding:
+    """The info finding that says the replicates were widened by ``calib * student``."""
+    parts = []
+    if calib > 1.0:
+        parts.append(
+            f"the block bootstrap's variance of the mean was {calib:.2f}² times below the "
+            "subsession estimate"
+        )
+    if student > 1.0:
+        parts.append(f"that estimate has few degrees of freedom (t/z = {student:.3f})")
     return Finding(
         "block-bootstrap-calibrated",
-        f"the block bootstrap's variance of the mean was {calib:.2f}² times below "
-        "the subsession estimate; the replicates were widened by that factor",
+        "; ".join(parts) + f": the replicates were widened by {calib * student:.3g}",
         "info",
     )
 
@@ -432,6 +439,7 @@ def bootstrap_ci(
     n_resamples: int = 2000,
     resample_size: int | None = None,
     mean_variance: float | None = None,
+    mean_variance_blocks: int | None = None,
     rng: RNGType = None,
 ) -> BootstrapCI:
     """Bootstrap confidence interval of ``statistic(x)``.
@@ -458,6 +466,10 @@ def bootstrap_ci(
         from subsession means). When the block bootstrap's own variance of the resample
         means is smaller, all replicates are widened about the estimate by the square
         root of the ratio (capped at 3); see Notes.
+    mean_variance_blocks : int, optional
+        The number k of block means behind ``mean_variance``. The replicates are then also
+        widened by t_{k-1} / z (:func:`student_factor`): that variance is itself an
+        estimate with k - 1 degrees of freedom.
     rng : int, Generator or None
 
     Returns
@@ -528,10 +540,14 @@ def bootstrap_ci(
         xbar = float(a.mean())
         if size < n:
             bmeans = xbar + (bmeans - xbar) * math.sqrt(size / n)
-        calib = calibration_factor(bmeans, mean_variance)
+        var_factor = calibration_factor(bmeans, mean_variance)
+        t_factor = 1.0
+        if mean_variance_blocks is not None:
+            t_factor = student_factor(mean_variance_blocks, cl)
+        calib = var_factor * t_factor
         if calib > 1.0:
             boot = theta + (boot - theta) * calib
-            found.append(calibration_finding(calib))
+            found.append(calibration_finding(var_factor, t_factor))
     alpha = 1.0 - cl
     used = method
     z0 = acc = math.nan

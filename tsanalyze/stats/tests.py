@@ -691,24 +691,29 @@ def bootstrap_ratio_ci(
             return resample_indices(n, n_resamples, kind="iid", rng=gen)
         return resample_indices(n, n_resamples, kind="stationary", block_length=bl, rng=gen)
 
-    def _calibration(series: Float64Array, bmeans: Float64Array, student: bool) -> float:
+    def _calibration(
+        series: Float64Array, bmeans: Float64Array, student: bool
+    ) -> tuple[float, float]:
         m = subsession_size(series)
         mv = None if m is None else subsession_mean_variance(series, m)
         if m is None or mv is None:
-            return 1.0
-        c = calibration_factor(bmeans, mv)
+            return 1.0, 1.0
         # unpaired sides: also t_{k-1} / z for the subsession variance's own k - 1 degrees
         # of freedom (k subsessions), as in the t-subsession interval
-        return c * student_factor(series.size // m, confidence_level) if student else c
+        t = student_factor(series.size // m, confidence_level) if student else 1.0
+        return calibration_factor(bmeans, mv), t
+
+    factors: list[tuple[float, float]] = []
 
     def _side(series: Float64Array, bl: float) -> tuple[Float64Array, float]:
         idx = _resample(series.size, bl)
         if bl < 1.5:
             return np.asarray(apply_statistic(series, idx, fn), dtype=np.float64), 1.0
         boot, bmeans = apply_with_mean(series, idx, fn)
-        c = _calibration(series, bmeans, student=True)
+        cv, ct = _calibration(series, bmeans, student=True)
         theta = float(fn(series))
-        return theta + (boot - theta) * c, c
+        factors.append((cv, ct))
+        return theta + (boot - theta) * (cv * ct), cv * ct
 
     est = float(fn(y) / fn(x))
     if min(x.size, y.size) < 2:
@@ -725,7 +730,9 @@ def bootstrap_ratio_ci(
         calib = 1.0
         if bla >= 1.5:
             d = y - x
-            calib = _calibration(d, apply_with_mean(d, idx, fn)[1], student=False)
+            cv, ct = _calibration(d, apply_with_mean(d, idx, fn)[1], student=False)
+            factors.append((cv, ct))
+            calib = cv * ct
     else:
         bla = _block(x, block_length_a, "block_length_a")
         blb = _block(y, block_length_b, "block_length_b")
@@ -739,7 +746,7 @@ def bootstrap_ratio_ci(
     if paired and calib > 1.0:
         reps = est * (reps / est) ** calib  # widen log(ratio*) about log(ratio)
     if calib > 1.0:
-        findings.append(calibration_finding(calib))
+        findings.append(calibration_finding(*max(factors, key=lambda f: f[0] * f[1])))
     alpha = 1.0 - confidence_level
     lo, hi = np.quantile(reps, [alpha / 2, 1 - alpha / 2])
     if min(x.size, y.size) < 10:
