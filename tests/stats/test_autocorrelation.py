@@ -19,6 +19,7 @@ from tsanalyze.stats.autocorrelation import (
     block_means,
     integrated_autocorrelation_time,
     lag1,
+    residual_inflation,
     subsession_size,
 )
 
@@ -124,6 +125,30 @@ def test_subsession_size_iid_ar_trend_and_short() -> None:
 
 
 # ---------------------------------------------------------------- effective sample size
+
+
+def test_residual_inflation_bias_correction() -> None:
+    # Monte-Carlo reference for the bias (Marriott & Pope 1954): for AR(1) rho = 0.3 and
+    # k = 20 values our lag-1 estimate (denominator k) averages rho - (1 + 4 rho) / k; the
+    # inverse in residual_inflation, (k r + 1) / (k - 4), brings its mean back to rho
+    gen = np.random.default_rng(4)
+    rho, k, reps = 0.3, 20, 20000
+    e = gen.standard_normal((reps, k))
+    x = np.empty_like(e)
+    x[:, 0] = e[:, 0] / math.sqrt(1 - rho**2)
+    for t in range(1, k):
+        x[:, t] = rho * x[:, t - 1] + e[:, t]
+    r = np.array([lag1(row) for row in x])
+    assert r.mean() == pytest.approx(rho - (1 + 4 * rho) / k, abs=0.005)
+    corrected = (k * r + 1) / (k - 4)
+    assert corrected.mean() == pytest.approx(rho, abs=0.01)
+    # the factor itself: (1 + r) / (1 - r) of the corrected r, floored at 1, capped r 0.9
+    row = x[0]
+    rc = min((k * lag1(row) + 1) / (k - 4), 0.9)
+    assert residual_inflation(row) == pytest.approx(max(1.0, (1 + rc) / (1 - rc)))
+    assert residual_inflation([1.0, 2.0]) == 1.0
+    assert residual_inflation(np.arange(50.0)) == pytest.approx(19.0)  # r capped at 0.9
+    assert residual_inflation(np.tile([1.0, -1.0], 20)) == 1.0  # negative r: no inflation
 
 
 def test_integrated_time_recovers_ar1_value() -> None:

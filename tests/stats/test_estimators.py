@@ -93,9 +93,10 @@ def test_mean_t_interval_on_independent_data_is_scipys() -> None:
     x = 10.0 + np.concatenate([y, -y[::-1]])
     e = estimate(x, "mean")
     assert e.subsession_size == 1
-    # scipy t interval (the residual-correlation factor is 1 when lag-1 of x is <= 0)
+    # scipy t interval, widened by the residual-correlation factor
     lo, hi = stats.t.interval(0.95, x.size - 1, loc=x.mean(), scale=stats.sem(x))
-    infl = max(1.0, (1 + e.lag1) / (1 - e.lag1))
+    r = (x.size * e.lag1 + 1) / (x.size - 4)  # Marriott & Pope's bias correction of lag-1
+    infl = max(1.0, (1 + r) / (1 - r))
     half = (hi - lo) / 2 * math.sqrt(infl)
     assert e.ci_low == pytest.approx(x.mean() - half, rel=1e-12)
     assert e.ci_high == pytest.approx(x.mean() + half, rel=1e-12)

@@ -194,8 +194,13 @@ def test_welch_inflation_by_residual_lag1() -> None:
     x = lfilter([1.0], [1.0, -0.95], gen.normal(0, 1, 600)) + 100
     y = lfilter([1.0], [1.0, -0.95], gen.normal(0, 1, 600)) + 100
     bx, by = x.reshape(-1, 10).mean(1), y.reshape(-1, 10).mean(1)
-    fx = max(1.0, (1 + lag1(bx)) / (1 - lag1(bx)))
-    fy = max(1.0, (1 + lag1(by)) / (1 - lag1(by)))
+
+    def factor(b: np.ndarray) -> float:
+        # lag-1 corrected for its bias (Marriott & Pope 1954), clipped at 0.9
+        r = min((b.size * lag1(b) + 1) / (b.size - 4), 0.9)
+        return max(1.0, (1 + r) / (1 - r))
+
+    fx, fy = factor(bx), factor(by)
     ref = stats.ttest_ind_from_stats(
         by.mean(), by.std(ddof=1) * math.sqrt(fy), by.size,
         bx.mean(), bx.std(ddof=1) * math.sqrt(fx), bx.size, equal_var=False,

@@ -35,7 +35,7 @@ from tsanalyze._validation import (
     check_rng,
 )
 from tsanalyze.stats import tests as st
-from tsanalyze.stats.autocorrelation import subsession_size
+from tsanalyze.stats.autocorrelation import residual_inflation, subsession_size
 from tsanalyze.stats.estimators import ESTIMATORS, estimate
 from tsanalyze.stats.multiplicity import (
     Adjustment,
@@ -481,7 +481,7 @@ def _se_mean(blocks: Float64Array) -> float:
     """Standard error of the mean from block means, inflated by the residual lag-1 factor."""
     if blocks.size < 2:
         return math.nan
-    v = float(blocks.var(ddof=1)) / blocks.size * st._residual_factor(blocks)
+    v = float(blocks.var(ddof=1)) / blocks.size * residual_inflation(blocks)
     return math.sqrt(v)
 
 

@@ -41,6 +41,7 @@ from tsanalyze.stats.autocorrelation import (
     _geyer_tau,
     block_means,
     lag1,
+    residual_inflation,
     subsession_size,
 )
 from tsanalyze.stats.bootstrap import bootstrap_ci, optimal_block_length
@@ -284,9 +285,11 @@ def estimate(
     *Mean*: t interval on the k = n // m subsession means (Pilot):
     mean - (T_high, T_low) s_k sqrt(f / k), with a trailing partial subsession dropped for
     the interval (the point estimate uses all samples). Deviations from Pilot: the residual
-    lag-1 autocorrelation r of the subsession means (|r| <= threshold by construction)
+    lag-1 autocorrelation r of the subsession means (|r| <= threshold by construction),
+    corrected for its small-sample bias (:func:`~tsanalyze.stats.autocorrelation.residual_inflation`),
     inflates the variance by f = max(1, (1 + r) / (1 - r)); without it the interval
-    covered 92-94% instead of 95% on AR(1) phi = 0.7 data. And T_low, T_high are the
+    covered 92-94% instead of 95% on AR(1) phi = 0.7 data at n = 2000, and without the
+    bias correction 91.5% instead of 93.2% at n = 200 (90.1% instead of 92.1% at n = 100). And T_low, T_high are the
     Student t quantiles corrected for the skewness of the subsession means by Hall's
     (1992) transformation (:func:`hall_t_quantiles`): timings are right-skewed, and the
     symmetric t interval then misses low about three times as often as high (4.7% vs 1.3%
@@ -452,8 +455,7 @@ def estimate(
             return result(math.nan, math.nan, "t-subsession")
         # residual lag-1 correlation of the subsession means (|r| <= threshold by
         # construction) still inflates the variance of their mean by (1 + r) / (1 - r)
-        rb = lag1(means) if k >= 3 else 0.0
-        infl = max(1.0, (1.0 + rb) / (1.0 - rb)) if math.isfinite(rb) and rb < 1 else 1.0
+        infl = residual_inflation(means)
         se = float(np.std(means, ddof=1)) / math.sqrt(k) * math.sqrt(infl)
         t_lo, t_hi = hall_t_quantiles(means, cl)
         tail = _tail_finding(a)
@@ -616,9 +618,7 @@ def subsession_mean_variance(a: Float64Array, m: int) -> float | None:
     k = means.size
     if k < _MIN_BLOCKS:
         return None
-    rb = lag1(means)
-    infl = max(1.0, (1.0 + rb) / (1.0 - rb)) if math.isfinite(rb) and rb < 1 else 1.0
-    return float(np.var(means, ddof=1)) / k * infl
+    return float(np.var(means, ddof=1)) / k * residual_inflation(means)
 
 
 def _min_exact_percentile(a: Float64Array, cl: float) -> tuple[float, float]:

@@ -31,7 +31,11 @@ from tsanalyze._validation import (
     check_rng,
 )
 from tsanalyze.errors import NotEnoughData
-from tsanalyze.stats.autocorrelation import block_means, lag1, subsession_size
+from tsanalyze.stats.autocorrelation import (
+    block_means,
+    residual_inflation,
+    subsession_size,
+)
 from tsanalyze.stats.bootstrap import (
     apply_statistic,
     apply_with_mean,
@@ -223,17 +227,6 @@ def _subsession(x: Float64Array, threshold: float) -> tuple[int, Finding | None]
 # --------------------------------------------------------------------------- unpaired
 
 
-def _residual_factor(blocks: Float64Array) -> float:
-    """max(1, (1 + r)/(1 − r)) for the lag-1 autocorrelation r of ``blocks`` (1 if < 3)."""
-    if blocks.size < 3:
-        return 1.0
-    r = lag1(blocks)
-    if not math.isfinite(r) or r <= 0:
-        return 1.0
-    r = min(r, 0.9)
-    return (1.0 + r) / (1.0 - r)
-
-
 def _two_sample_iv(a: ArrayLike, b: ArrayLike, min_size: int) -> tuple[Float64Array, Float64Array]:
     return as_series_array(a, "a", min_size=min_size), as_series_array(b, "b", min_size=min_size)
 
@@ -317,8 +310,8 @@ def welch_subsession(
     # from-stats form avoids its per-call overhead (~1 ms), which matters in suites.
     va, vb = float(ma.var(ddof=1)) / ma.size, float(mb.var(ddof=1)) / mb.size
     if inflate:
-        va *= _residual_factor(ma)
-        vb *= _residual_factor(mb)
+        va *= residual_inflation(ma)
+        vb *= residual_inflation(mb)
     res = stats.ttest_ind_from_stats(
         float(mb.mean()), math.sqrt(vb * mb.size), mb.size,
         float(ma.mean()), math.sqrt(va * ma.size), ma.size, equal_var=False,
