@@ -120,9 +120,15 @@ def series_findings(s: SeriesAnalysis) -> list[Finding]:
             )
     if s.subsession_size is not None and s.subsession_size > 1:
         if any(word in s.ci_method for word in ("subsession", "block", "stationary", "circular")):
-            how = f"CI from {s.n_subsessions} subsessions of {s.subsession_size} ({s.ci_method})"
+            how = (
+                f"CI from {s.n_subsessions} subsessions of {s.subsession_size} samples "
+                f"({s.ci_method})"
+            )
         else:
-            how = f"{s.n_subsessions} subsessions of {s.subsession_size} are roughly independent; CI by {s.ci_method}"
+            how = (
+                f"the means of {s.n_subsessions} subsessions of {s.subsession_size} samples "
+                f"are roughly independent; CI by {s.ci_method}"
+            )
         out.append(
             Finding(
                 "autocorrelated",
