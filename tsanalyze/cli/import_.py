@@ -83,7 +83,7 @@ def import_(
     overwrite: Annotated[bool, typer.Option(help="Replace existing output files.")] = False,
 ) -> None:
     """Import other tools' timing files (pyperf, hyperfine, Go bench, Google Benchmark,
-    criterion.rs, pytest-benchmark, BenchmarkTools.jl, CSV) into the run format."""
+    criterion.rs, pytest-benchmark, BenchmarkTools.jl, JMH, CSV) into the run format."""
     from tsanalyze.io.runs import write_run
 
     fmt = str(format.value)

@@ -32,6 +32,7 @@ def _truncate(src: Path, dst: Path, keep: float = 0.6) -> Path:
         ("gbench", H / "gbench.json"),
         ("pytest-benchmark", H / "pytest-benchmark-data.json"),
         ("benchmarktools", H / "benchmarktools.json"),
+        ("jmh", H / "jmh.json"),
         ("criterion", H / "criterion" / "fib" / "20" / "new" / "sample.json"),
     ],
 )
@@ -305,6 +306,7 @@ def test_registry() -> None:
         "criterion",
         "pytest-benchmark",
         "benchmarktools",
+        "jmh",
         "csv",
     }
     for name, importer in FORMATS.items():

@@ -238,6 +238,7 @@ def test_parse_mapping() -> None:
         "criterion",
         "benchmarktools.json",
         "pytest-benchmark-data.json",
+        "jmh.json",
         "timings.csv",
     ],
 )

@@ -15,6 +15,7 @@ format name               files
 ``criterion``             criterion.rs ``target/criterion`` directories
 ``pytest-benchmark``      pytest-benchmark JSON (raw data needs ``--benchmark-save-data``)
 ``benchmarktools``        BenchmarkTools.jl ``BenchmarkTools.save`` JSON
+``jmh``                   JMH (Java) ``-rf json`` result files
 ``csv``                   CSV/TSV with a column mapping
 ========================  ==============================================================
 
@@ -36,6 +37,7 @@ from tsanalyze.io.importers.csvtable import CsvImporter, parse_mapping
 from tsanalyze.io.importers.gbench import GoogleBenchmarkImporter
 from tsanalyze.io.importers.gobench import GoBenchImporter
 from tsanalyze.io.importers.hyperfine import HyperfineImporter
+from tsanalyze.io.importers.jmh import JmhImporter
 from tsanalyze.io.importers.pyperf import PyperfImporter
 from tsanalyze.io.importers.pytest_benchmark import PytestBenchmarkImporter, load_summaries
 
@@ -55,6 +57,7 @@ __all__ = [
 #: content signatures first; ``csv`` goes by file extension and comes last).
 FORMATS: dict[str, Importer] = {
     "benchmarktools": BenchmarkToolsImporter(),
+    "jmh": JmhImporter(),
     "gbench": GoogleBenchmarkImporter(),
     "pytest-benchmark": PytestBenchmarkImporter(),
     "pyperf": PyperfImporter(),

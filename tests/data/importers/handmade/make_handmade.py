@@ -158,6 +158,50 @@ def csv_table() -> None:
     (HERE / "timings.csv").write_text("\n".join(lines) + "\n")
 
 
+def jmh() -> None:
+    """JMH -rf json (JSONResultFormat): avgt with params, thrpt, and sample mode."""
+    def score(values: list[float]) -> dict:
+        # JMH: score = mean over all iterations of all forks, error = 99.9% t half-width
+        from scipy import stats as st
+
+        n = len(values)
+        mean = statistics.mean(values)
+        err = float(st.t.ppf(0.9995, n - 1)) * statistics.stdev(values) / n**0.5
+        return {"score": mean, "scoreError": err, "scoreConfidence": [mean - err, mean + err]}
+
+    common = {
+        "jmhVersion": "1.37", "threads": 1, "forks": 2,
+        "jvm": "/usr/lib/jvm/java-21-openjdk-amd64/bin/java", "jvmArgs": ["-Xmx2g"],
+        "jdkVersion": "21.0.4", "vmName": "OpenJDK 64-Bit Server VM", "vmVersion": "21.0.4+7-LTS",
+        "warmupIterations": 5, "warmupTime": "1 s", "warmupBatchSize": 1,
+        "measurementIterations": 6, "measurementTime": "1 s", "measurementBatchSize": 1,
+    }
+    results = []
+    for size, t0 in (("100", 412.0), ("1000", 4630.0)):
+        raw = [delay(t0, 6), delay(t0 * 1.01, 6)]  # us/op, two forks
+        results.append({**common, "benchmark": "org.example.SortBench.sort", "mode": "avgt",
+                        "params": {"size": size},
+                        "primaryMetric": {**score(raw[0] + raw[1]), "scoreUnit": "us/op", "rawData": raw},
+                        "secondaryMetrics": {}})
+    thr = [[1e9 / v for v in delay(212.0, 6)], [1e9 / v for v in delay(215.0, 6)]]  # ops/s
+    results.append({**common, "benchmark": "org.example.MapBench.get", "mode": "thrpt", "params": {},
+                    "primaryMetric": {**score(thr[0] + thr[1]), "scoreUnit": "ops/s", "rawData": thr},
+                    "secondaryMetrics": {"·gc.alloc.rate": {"score": 0.01, "scoreUnit": "MB/sec"}}})
+    hist = []
+    for _fork in range(2):
+        iterations = []
+        for _it in range(3):
+            vals = np.round(np.asarray(delay(95.0, 40)), 1)  # ns/op
+            uniq, cnt = np.unique(vals, return_counts=True)
+            iterations.append([[float(v), int(c)] for v, c in zip(uniq, cnt, strict=True)])
+        hist.append(iterations)
+    flat = [v for f in hist for it in f for v, c in it for _ in range(c)]
+    results.append({**common, "benchmark": "org.example.MapBench.get", "mode": "sample", "params": {},
+                    "primaryMetric": {**score(flat), "scoreUnit": "ns/op", "rawDataHistogram": hist},
+                    "secondaryMetrics": {}})
+    (HERE / "jmh.json").write_text(json.dumps(results, indent=4) + "\n")
+
+
 if __name__ == "__main__":
     hyperfine()
     gbench()
@@ -165,3 +209,4 @@ if __name__ == "__main__":
     benchmarktools()
     pytest_benchmark()
     csv_table()
+    jmh()

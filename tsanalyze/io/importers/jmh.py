@@ -1,0 +1,244 @@
+"""JMH (Java Microbenchmark Harness) result files (``-rf json -rff FILE``).
+
+Layout (JMH ``org.openjdk.jmh.results.format.JSONResultFormat``): a JSON list of
+results ``[{"jmhVersion", "benchmark", "mode": "thrpt"|"avgt"|"sample"|"ss", "threads",
+"forks", "jvm", "jdkVersion", "vmName", "vmVersion", "warmupIterations", "warmupTime",
+"measurementIterations", "measurementTime", "measurementBatchSize", "params": {...},
+"primaryMetric": {"score", "scoreError", "scoreConfidence", "scorePercentiles",
+"scoreUnit", "rawData": [[one value per iteration] per fork]  (or, in ``sample``
+mode, "rawDataHistogram": [[[[value, count], ...] per iteration] per fork])},
+"secondaryMetrics": {...}}]``. Warm-up iterations are not in the file.
+
+Mapping to the run format
+-------------------------
+* one tsanalyze run per **fork index** (fork k of every benchmark; each fork is its own
+  JVM, so the forks of a benchmark are its trials and the report analyses them as such);
+* one sample per measurement iteration, ``evals = 1`` and the iteration's time **per
+  operation** as the sample (JMH does not record how many operations an iteration
+  ran): ``avgt``/``ss`` values ``<unit>/op`` converted to ns; ``thrpt`` values
+  ``ops/<unit>`` inverted (1 / throughput: for ``threads > 1`` the wall time per
+  operation of all threads together);
+* ``sample`` mode: every sampled operation time becomes a sample (histogram bins
+  expanded by their counts, in bin order: the time order within an iteration is not in
+  the file); the column ``iteration`` says which iteration a sample came from;
+* benchmark = JMH's name, with ``[k=v,...]`` for ``params`` (kept also as
+  ``param_<k>`` columns) and ``:<mode>`` when a file holds one benchmark in several
+  modes; JMH's own score, error and settings are kept in ``target.spec``, the JVM in
+  ``source.metadata``; secondary metrics (profilers) are not samples and only their
+  names are kept.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tsanalyze.io.importers._base import (
+    ImportedTable,
+    JsonPath,
+    RunBuilder,
+    file_mtime_utc,
+    make_metadata,
+    read_json,
+    run_id,
+)
+
+__all__ = ["JmhImporter"]
+
+#: JMH's short time-unit names (``TimeUnit`` as printed in ``scoreUnit``) in ns
+_UNIT_NS = {
+    "ns": 1.0,
+    "us": 1e3,
+    "µs": 1e3,
+    "ms": 1e6,
+    "s": 1e9,
+    "min": 60e9,
+    "hr": 3600e9,
+    "day": 86400e9,
+}
+_TIME_PER_OP = re.compile(r"^\s*(\w+)\s*/\s*op\s*$")
+_OPS_PER_TIME = re.compile(r"^\s*ops\s*/\s*(\w+)\s*$")
+_MODES = ("thrpt", "avgt", "sample", "ss")
+_SETTINGS = (
+    "threads",
+    "forks",
+    "warmupIterations",
+    "warmupTime",
+    "warmupBatchSize",
+    "measurementIterations",
+    "measurementTime",
+    "measurementBatchSize",
+)
+_JVM = ("jvm", "jdkVersion", "vmName", "vmVersion")
+
+
+def _converter(metric: JsonPath) -> tuple[float, bool]:
+    """(ns factor, inverted) for a primaryMetric's ``scoreUnit``."""
+    up = metric.key("scoreUnit")
+    unit = up.str()
+    for pattern, inverted in ((_TIME_PER_OP, False), (_OPS_PER_TIME, True)):
+        m = pattern.match(unit)
+        if m and m.group(1) in _UNIT_NS:
+            return _UNIT_NS[m.group(1)], inverted
+    raise up.error(
+        f"expected a time per operation (e.g. 'ns/op') or a throughput (e.g. 'ops/s'), "
+        f"got {unit!r}"
+    )
+
+
+def _name(res: JsonPath, params: dict[str, str]) -> str:
+    name = res.key("benchmark").str()
+    if params:
+        name += "[" + ",".join(f"{k}={v}" for k, v in params.items()) + "]"
+    return name
+
+
+class JmhImporter:
+    """Importer of JMH JSON result files (see the module docstring).
+
+    References
+    ----------
+    JMH ``jmh-core/src/main/java/org/openjdk/jmh/results/format/JSONResultFormat.java``
+    (github.com/openjdk/jmh).
+    """
+
+    name = "jmh"
+    tool = "jmh"
+    description = "JMH -rf json result file"
+
+    def sniff(self, path: Path, head: str) -> bool:
+        h = head.lstrip()
+        return h.startswith("[") and '"primaryMetric"' in h and '"benchmark"' in h
+
+    def load(self, path: Path, **options: Any) -> ImportedTable:
+        if options:
+            raise ValueError(f"jmh import takes no options, got {sorted(options)}")
+        root = JsonPath(path, read_json(path))
+        results = root.items()
+        if not results:
+            raise root.error("expected at least one benchmark result")
+        # per result: (name, [per fork: (values ns, iteration index)]), spec entry
+        parsed: list[tuple[str, str, dict[str, str], list[tuple[np.ndarray, np.ndarray]]]] = []
+        spec: list[dict[str, Any]] = []
+        versions: set[str] = set()
+        jvm: dict[str, Any] = {}
+        for res in results:
+            obj = res.obj()
+            mode = res.key("mode").str()
+            if mode not in _MODES:
+                raise res.key("mode").error(f"expected one of {', '.join(_MODES)}, got {mode!r}")
+            pp = res.key("params", required=False)
+            params = (
+                {str(k): v if isinstance(v, str) else str(v) for k, v in pp.obj().items()}
+                if pp.value is not None
+                else {}
+            )
+            metric = res.key("primaryMetric")
+            factor, inverted = _converter(metric)
+            forks = _fork_values(metric, mode)
+            converted = [
+                ((factor / v if inverted else v * factor), it) for v, it in forks
+            ]
+            parsed.append((_name(res, params), mode, params, converted))
+            entry: dict[str, Any] = {"benchmark": res.key("benchmark").str(), "mode": mode}
+            entry.update({k: obj[k] for k in _SETTINGS if k in obj})
+            if params:
+                entry["params"] = params
+            mobj = metric.obj()
+            entry.update(
+                {k: mobj[k] for k in ("score", "scoreError", "scoreUnit") if k in mobj}
+            )
+            secondary = obj.get("secondaryMetrics")
+            if isinstance(secondary, dict) and secondary:
+                entry["secondary_metrics"] = sorted(secondary)
+            spec.append(entry)
+            if isinstance(obj.get("jmhVersion"), str):
+                versions.add(obj["jmhVersion"])
+            jvm.update({k: obj[k] for k in _JVM if isinstance(obj.get(k), str)})
+        # a benchmark measured in several modes gets the mode in its name
+        counts: dict[str, int] = {}
+        for name, *_ in parsed:
+            counts[name] = counts.get(name, 0) + 1
+        names = [n if counts[n] == 1 else f"{n}:{mode}" for n, mode, *_ in parsed]
+        dupes = {n for n in names if names.count(n) > 1}
+        if dupes:
+            raise root.error(f"benchmark {sorted(dupes)[0]!r} appears twice with the same mode")
+        all_params = list(dict.fromkeys(k for _, _, p, _ in parsed for k in p))
+        pcols = {k: "param_" + (re.sub(r"[^0-9A-Za-z_]+", "_", k) or "x") for k in all_params}
+        builder = RunBuilder(
+            extra=["iteration", *pcols.values()],
+            extra_dtypes=dict.fromkeys(pcols.values(), "object"),
+        )
+        n_forks = max(len(forks) for *_, forks in parsed)
+        version = sorted(versions)[-1] if versions else None
+        created = file_mtime_utc(path)
+        for fork in range(n_forks):
+            for name, (_, _, params, forks) in zip(names, parsed, strict=True):
+                if fork >= len(forks):
+                    continue
+                values, iteration = forks[fork]
+                cols = {pcols[k]: np.asarray(v, dtype=object) for k, v in params.items()}
+                builder.add(name, values, 1, iteration=iteration, **cols)
+            rid = run_id(path, fork)
+            builder.finish_run(
+                rid,
+                make_metadata(
+                    rid=rid,
+                    tool="jmh",
+                    path=path,
+                    created_utc=created,
+                    spec=spec,
+                    version=version,
+                    tool_metadata={"fork": fork, "forks": n_forks, **jvm},
+                ),
+            )
+        return builder.build()
+
+
+def _fork_values(metric: JsonPath, mode: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per fork: (sample values in the file's unit, iteration index of each sample)."""
+    out: list[tuple[np.ndarray, np.ndarray]] = []
+    raw = metric.key("rawData", required=False)
+    if raw.value is not None and mode != "sample":
+        forks = raw.items()
+        if not forks:
+            raise raw.error("expected at least one fork")
+        for f in forks:
+            v = f.numbers(positive=True)
+            if v.size == 0:
+                raise f.error("expected at least one iteration")
+            out.append((v, np.arange(v.size, dtype=np.float64)))
+        return out
+    hist = metric.key("rawDataHistogram", required=False)
+    if hist.value is None:
+        raise metric.error(
+            "expected 'rawData' (or 'rawDataHistogram' in sample mode): without it the "
+            "file holds JMH's summary only"
+        )
+    forks = hist.items()
+    if not forks:
+        raise hist.error("expected at least one fork")
+    for f in forks:
+        values: list[np.ndarray] = []
+        iters: list[np.ndarray] = []
+        for i, it in enumerate(f.items()):
+            bins = it.items()
+            if not bins:
+                continue
+            pairs = np.asarray([b.numbers(non_negative=True) for b in bins], dtype=np.float64)
+            if pairs.ndim != 2 or pairs.shape[1] != 2:
+                raise it.error("expected [value, count] pairs")
+            if np.any(pairs[:, 0] <= 0):
+                raise it.error("expected values > 0")
+            counts = pairs[:, 1].astype(np.int64)
+            if np.any(counts != pairs[:, 1]):
+                raise it.error("expected whole-number counts")
+            values.append(np.repeat(pairs[:, 0], counts))
+            iters.append(np.full(int(counts.sum()), float(i)))
+        if not values or sum(v.size for v in values) == 0:
+            raise f.error("expected at least one sampled operation")
+        out.append((np.concatenate(values), np.concatenate(iters)))
+    return out
