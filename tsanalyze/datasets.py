@@ -439,7 +439,7 @@ def simulate_run(
             "accuracy_ns": float(timer_resolution_ns),
         },
         "target": {"kind": "simulated", "spec": {k2: v for k2, v in t0s.items()}},
-        "collector": {"version": "simulator", "evals_method": "fixed"},
+        "collector": {"version": "simulator", "evals_method": "fixed", "interleave": interleave},
         "user": {
             "simulator": {
                 "noise": noise, "scale": scale, "phi": phi, "n_rounds": n_rounds,

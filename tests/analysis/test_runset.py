@@ -253,3 +253,28 @@ def test_verdicts_use_holm_adjusted_pvalues() -> None:
     # the same p-values in three separate families keep their "slower" verdicts
     alone = [dataclasses.replace(j, family=i) for i, j in enumerate(jobs)]
     assert [r.verdict for r in runset._verdicts(alone, compared)] == ["slower"] * 3
+
+
+def test_sequential_and_imported_runs_are_compared_unpaired(tmp_path: object) -> None:
+    # hyperfine runs its commands one after another: their "round" is only the sample
+    # index, so pairing them by round would claim an interleaving that never happened
+    from pathlib import Path
+
+    fixture = Path(__file__).resolve().parents[1] / "data" / "importers" / "handmade"
+    ra = analyze(tsanalyze.read_runs(fixture / "hyperfine.json"), rng=1, jobs=1)
+    assert isinstance(ra, RunAnalysis) and len(ra.comparisons) == 1
+    assert ra.comparisons[0].kind == "benchmark" and not ra.comparisons[0].paired
+    # the same simulated run, recorded interleaved or one benchmark after another
+    for inter in (True, False):
+        sim = simulate_run(
+            {"a": 1000.0, "b": 1100.0}, n_rounds=200, noise="gaussian", scale=0.01,
+            interleave=inter, rng=3,
+        )  # fmt: skip
+        res = analyze(sim.frame, rng=1, jobs=1)
+        assert isinstance(res, RunAnalysis)
+        assert res.comparisons[0].paired is inter
+    # no metadata: a position that varies within the run says interleaved
+    frame = pd.DataFrame({"run": ["r"] * 4, "position": [0, 1, 1, 0]})
+    assert runset._interleaved(frame, "r", None)
+    assert not runset._interleaved(frame.assign(position=0), "r", None)
+    assert not runset._interleaved(frame, "r", {"collector": {"evals_method": "imported"}})

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import multiprocessing
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
@@ -208,6 +208,8 @@ class _CompareJob:
     estimator: str
     confidence_level: float
     seed: int
+    #: None: compare() pairs by shared rounds; False: the run was not interleaved
+    paired: bool | None = None
 
 
 def _run_compare(job: _CompareJob) -> Any:
@@ -219,8 +221,24 @@ def _run_compare(job: _CompareJob) -> Any:
         estimator=job.estimator,
         confidence_level=job.confidence_level,
         benchmark=job.benchmark,
+        paired=job.paired,
         rng=job.seed,
     )
+
+
+def _interleaved(df: pd.DataFrame, rid: str, meta: Mapping[str, Any] | None) -> bool:
+    """Was run ``rid`` recorded in interleaved rounds (so its benchmarks pair by round)?
+
+    The collector records ``collector.interleave``; imported runs (hyperfine, Go, JMH,
+    ...) ran their benchmarks one after another, and their ``round`` is only the sample
+    index. Without metadata, a ``position`` that varies within the run says interleaved.
+    """
+    if meta is not None:
+        return bool((meta.get("collector") or {}).get("interleave", False))
+    if "position" not in df.columns:
+        return True
+    pos = df.loc[df["run"] == rid, "position"]
+    return bool(pos.nunique() > 1)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -590,6 +608,7 @@ def analyze_runs(
             estimator,
             confidence_level,
             root_seed,
+            runs_meta,
         )
         trial_jobs = _trials_jobs(results, layout, estimator, confidence_level, root_seed)
         done[1] += len(cmp_jobs) + len(trial_jobs)
@@ -638,6 +657,7 @@ def _comparison_jobs(
     estimator: str,
     confidence_level: float,
     root_seed: int,
+    runs_meta: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> list[_CompareJob]:
     """The comparisons the design calls for, each on the series' analysed segments.
 
@@ -681,12 +701,13 @@ def _comparison_jobs(
             continue
         family += 1
         a = segment([rid], base)
+        paired = None if _interleaved(df, rid, (runs_meta or {}).get(rid)) else False
         for name in names:
             if name != base:
                 out.append(
                     _CompareJob(
                         family, "benchmark", name, base, rid, rid, a, segment([rid], name),
-                        estimator, confidence_level, int(next(seeds)),
+                        estimator, confidence_level, int(next(seeds)), paired,
                     )
                 )  # fmt: skip
     # each other side against the baseline side, benchmark by benchmark (Holm per side);
