@@ -596,3 +596,21 @@ def test_mc_holm_family_wise_rate_200_benchmarks() -> None:
     s = compare_runs(frame(0), frame(1), estimator="mean", ci_method="t")
     assert [c.pvalue for c in s.comparisons] == pytest.approx(list(p[0]))
     assert [c.pvalue_adjusted for c in s.comparisons] == pytest.approx(list(holm[0]))
+
+
+def test_imported_run_is_not_paired_by_its_sample_index() -> None:
+    # hyperfine ran the two commands one after another; the frame's metadata says so
+    from pathlib import Path
+
+    import tsanalyze
+
+    fixture = Path(__file__).resolve().parents[1] / "data" / "importers" / "handmade"
+    df = tsanalyze.read_runs(fixture / "hyperfine.json")
+    a = df[df["benchmark"] == "sleep 0.01"]
+    b = df[df["benchmark"] == "sleep 0.02"]
+    assert not compare(a, b, rng=1).paired
+    assert compare(a, b, paired=True, rng=1).paired  # asked for: matched by position
+    # without the metadata the shared rounds pair them, as for a user's own frame
+    a2, b2 = a.copy(), b.copy()
+    a2.attrs, b2.attrs = {}, {}
+    assert compare(a2, b2, rng=1).paired

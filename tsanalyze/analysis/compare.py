@@ -269,11 +269,23 @@ def _from_frame(df: pd.DataFrame, name: str, column: str) -> _Side:
     codes, run_ids = pd.factorize(df["run"], sort=True)
     o = np.lexsort((pos, codes))
     bounds = np.flatnonzero(np.diff(codes[o])) + 1
+    # runs whose metadata says they were not recorded in interleaved rounds (imports,
+    # sequential collections): their round is only a sample index, nothing to pair by
+    meta = df.attrs.get("runs")
+    sequential = (
+        {
+            str(r) for r, m in meta.items()
+            if isinstance(m, dict) and not (m.get("collector") or {}).get("interleave", False)
+        }
+        if isinstance(meta, dict)
+        else set()
+    )  # fmt: skip
     runs, vals, rnds = [], [], []
     for idx in np.split(o, bounds):
-        runs.append(str(run_ids[codes[idx[0]]]))
+        rid = str(run_ids[codes[idx[0]]])
+        runs.append(rid)
         vals.append(as_series_array(values[idx], name))
-        rnds.append(None if rounds is None else rounds[idx])
+        rnds.append(None if rounds is None or rid in sequential else rounds[idx])
     return _Side(tuple(runs), tuple(vals), tuple(rnds))
 
 
@@ -785,7 +797,9 @@ def compare(
         ``"mean"``, ``"trimmed_mean"``, ... (keys of ``tsanalyze.stats.estimators.ESTIMATORS``).
     paired : bool, optional
         None (default): paired when both sides come from the same run(s) with shared
-        rounds (interleaved collection), or are both Series indexed by ``round``.
+        rounds (interleaved collection), or are both Series indexed by ``round``. A run
+        whose metadata (``df.attrs["runs"]``) does not say ``collector.interleave`` (an
+        imported or sequential run) has no rounds to pair by.
     test : {"auto", "welch", "mann-whitney", "wilcoxon", "paired-t"}
         Unpaired tests run on subsession means. auto = Welch's t when the estimator is
         the mean (seed 001), else the Mann–Whitney U test, whose rank statistic suits
