@@ -57,3 +57,11 @@ def test_imported_clock_source_accepted() -> None:
 
 def test_not_an_object() -> None:
     assert schema.validate_metadata([1, 2]) == ["metadata: expected a JSON object, got list"]
+
+
+def test_interleaved_reads_collector_interleave() -> None:
+    assert schema.interleaved({"collector": {"interleave": True}})
+    assert not schema.interleaved({"collector": {"interleave": False}})
+    assert not schema.interleaved({"collector": {"evals_method": "imported from jmh"}})
+    assert not schema.interleaved({"collector": None}) and not schema.interleaved(None)
+    assert not schema.interleaved({"collector": {"interleave": "yes"}})  # only a real True

@@ -40,6 +40,7 @@ __all__ = [
     "MetaKey",
     "decode_metadata",
     "encode_metadata",
+    "interleaved",
     "new_metadata",
     "validate",
     "validate_metadata",
@@ -287,3 +288,16 @@ def new_metadata(run: str, created_utc: str, clock_source: str, **sections: Any)
     }
     meta.update(sections)
     return meta
+
+
+def interleaved(meta: Any) -> bool:
+    """Were the benchmarks of this run recorded in interleaved rounds (``collector.interleave``)?
+
+    Only then does ``round`` pair their samples. Imported runs (hyperfine, Go, JMH, ...)
+    and sequential collections ran one benchmark after another; their ``round`` is just
+    the sample index.
+    """
+    if not isinstance(meta, Mapping):
+        return False
+    collector = meta.get("collector")
+    return isinstance(collector, Mapping) and collector.get("interleave") is True

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
+from tsanalyze import schema
 from tsanalyze._result import Finding, Result
 from tsanalyze._typing import ArrayLike, Float64Array, RNGType
 from tsanalyze._validation import (
@@ -273,13 +274,10 @@ def _from_frame(df: pd.DataFrame, name: str, column: str) -> _Side:
     # sequential collections): their round is only a sample index, nothing to pair by
     meta = df.attrs.get("runs")
     sequential = (
-        {
-            str(r) for r, m in meta.items()
-            if isinstance(m, dict) and not (m.get("collector") or {}).get("interleave", False)
-        }
+        {str(r) for r, m in meta.items() if not schema.interleaved(m)}
         if isinstance(meta, dict)
         else set()
-    )  # fmt: skip
+    )
     runs, vals, rnds = [], [], []
     for idx in np.split(o, bounds):
         rid = str(run_ids[codes[idx[0]]])

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from tsanalyze import schema
 from tsanalyze._result import Finding, Result, to_builtin
 from tsanalyze._typing import ArrayLike, RNGType
 from tsanalyze._validation import check_confidence_level, check_positive_int, check_rng
@@ -234,7 +235,7 @@ def _interleaved(df: pd.DataFrame, rid: str, meta: Mapping[str, Any] | None) -> 
     index. Without metadata, a ``position`` that varies within the run says interleaved.
     """
     if meta is not None:
-        return bool((meta.get("collector") or {}).get("interleave", False))
+        return schema.interleaved(meta)
     if "position" not in df.columns:
         return True
     pos = df.loc[df["run"] == rid, "position"]

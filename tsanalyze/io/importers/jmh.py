@@ -31,6 +31,7 @@ Mapping to the run format
 from __future__ import annotations
 
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -159,13 +160,11 @@ class JmhImporter:
                 versions.add(obj["jmhVersion"])
             jvm.update({k: obj[k] for k in _JVM if isinstance(obj.get(k), str)})
         # a benchmark measured in several modes gets the mode in its name
-        counts: dict[str, int] = {}
-        for name, *_ in parsed:
-            counts[name] = counts.get(name, 0) + 1
+        counts = Counter(name for name, *_ in parsed)
         names = [n if counts[n] == 1 else f"{n}:{mode}" for n, mode, *_ in parsed]
-        dupes = {n for n in names if names.count(n) > 1}
+        dupes = sorted(n for n, c in Counter(names).items() if c > 1)
         if dupes:
-            raise root.error(f"benchmark {sorted(dupes)[0]!r} appears twice with the same mode")
+            raise root.error(f"benchmark {dupes[0]!r} appears twice with the same mode")
         all_params = list(dict.fromkeys(k for _, _, p, _ in parsed for k in p))
         pcols = {k: "param_" + (re.sub(r"[^0-9A-Za-z_]+", "_", k) or "x") for k in all_params}
         builder = RunBuilder(
