@@ -231,7 +231,7 @@ class TsaSeriesAccessor:
         return _public("tukey_fences")(self._x(), *args, **kwargs)
 
     def modes(self, *args: Any, **kwargs: Any) -> Any:
-        """Modes of the series' distribution: :func:`tsanalyze.modes` on its values.
+        """Modes of the series' distribution: :func:`tsanalyze.multimodality` on its values.
 
         Parameters
         ----------
@@ -241,13 +241,13 @@ class TsaSeriesAccessor:
         Returns
         -------
         Modes
-            Exactly ``tsanalyze.modes(series.to_numpy(), *args, **kwargs)``.
+            Exactly ``tsanalyze.multimodality(series.to_numpy(), *args, **kwargs)``.
 
         References
         ----------
         seed 000: Chen, Revels, Edelman (HPEC 2016), Figs. 3–4.
         """
-        return _public("modes")(self._x(), *args, **kwargs)
+        return _public("multimodality")(self._x(), *args, **kwargs)
 
     def summary(self, **kwargs: Any) -> pd.DataFrame:
         """The per-series analysis of ``tsanalyze report`` as one tidy row.
@@ -420,7 +420,7 @@ class TsaDataFrameAccessor:
         Parameters
         ----------
         *args, **kwargs
-            Passed to :func:`tsanalyze.modes` (``min_mass``, ``bandwidth``, ``z``).
+            Passed to :func:`tsanalyze.multimodality` (``min_mass``, ``bandwidth``, ``z``).
         by : str or sequence of str, optional
             Grouping columns (default ``["run", "benchmark"]``, those present).
         column : str
@@ -435,7 +435,7 @@ class TsaDataFrameAccessor:
         ----------
         seed 000: Chen, Revels, Edelman (HPEC 2016), Figs. 3–4.
         """
-        return self._per_series("modes", by, column, args, kwargs)
+        return self._per_series("multimodality", by, column, args, kwargs)
 
     def summary(self, *, by: By = None, column: str = "time_ns", **kwargs: Any) -> pd.DataFrame:
         """One tidy row per series: stable phase, estimate and CI, subsession size, warnings.

@@ -23,9 +23,10 @@ from tsanalyze._validation import (
     check_rng,
 )
 from tsanalyze.analysis.steady_state import steady_state
+from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.autocorrelation import autocorrelation
 from tsanalyze.stats.estimators import ESTIMATORS, estimate
-from tsanalyze.stats.multimodality import modes as find_modes
+from tsanalyze.stats.multimodality import multimodality
 from tsanalyze.stats.outliers import outlier_variance, tukey_fences
 from tsanalyze.stats.timer import timer_check
 
@@ -162,7 +163,7 @@ def _analyze_series_iv(
 ) -> tuple[Float64Array, Float64Array | None]:
     arr = as_series_array(x, "x", min_size=1, positive=True)
     if estimator not in ESTIMATORS or estimator in ("sd", "mad"):
-        raise ValueError(
+        raise InvalidArgumentError(
             f"estimator: expected one of median, min, mean, trimmed_mean, got {estimator!r}"
         )
     check_confidence_level(confidence_level)
@@ -171,7 +172,7 @@ def _analyze_series_iv(
     if sample_ns is not None:
         durations = as_series_array(sample_ns, "sample_ns")
         if durations.size != arr.size:
-            raise ValueError(f"sample_ns: has {durations.size} values, x has {arr.size}")
+            raise InvalidArgumentError(f"sample_ns: has {durations.size} values, x has {arr.size}")
     return arr, durations
 
 
@@ -335,7 +336,7 @@ def analyze_series(
             ov_fraction = float(ov.fraction)
             findings.extend(ov.warnings)
 
-    md = find_modes(seg)
+    md = multimodality(seg)
     findings.extend(md.warnings)
     mode_list = tuple(
         (float(loc), float(mass)) for loc, mass in zip(md.locations, md.masses, strict=True)
