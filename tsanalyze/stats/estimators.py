@@ -443,7 +443,7 @@ def estimate(
             if tau > 1.0 and (lb_p < INDICATOR_ALPHA or forced):
                 neff = n / tau
                 used = "order-statistic-effective-n"
-        q = quantile_ci(a, 0.5, confidence_level=cl, effective_n=neff)
+        q = quantile_ci(a, 0.5, confidence_level=cl, effective_sample_size=neff)
         found.extend(q.warnings)
         return result(q.ci_low, q.ci_high, used, effective_n=neff)
 
