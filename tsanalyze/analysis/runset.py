@@ -25,7 +25,7 @@ from tsanalyze._result import Finding, Result, to_builtin
 from tsanalyze._typing import ArrayLike, RNGType
 from tsanalyze._validation import check_confidence_level, check_positive_int, check_rng
 from tsanalyze.analysis.series import EstimatorName, SeriesAnalysis, analyze_series
-from tsanalyze.errors import InvalidRunError, NotEnoughData
+from tsanalyze.errors import InvalidArgumentError, InvalidRunError, NotEnoughData
 
 __all__ = ["MIN_TRIALS", "ComparisonRow", "RunAnalysis", "TrialsRow", "analyze", "analyze_runs"]
 
@@ -341,7 +341,7 @@ def _match_run(baseline: str, runs: dict[str, dict[str, Any]], order: Sequence[s
         file = runs.get(rid, {}).get("file")
         if file and (Path(file) == target or Path(file).resolve() == target.resolve()):
             return rid
-    raise ValueError(f"baseline: {baseline!r} is neither a run id nor a file of this run set")
+    raise InvalidArgumentError(f"baseline: {baseline!r} is neither a run id nor a file of this run set")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -581,11 +581,11 @@ def analyze_runs(
     run_order = layout.run_order
     base_run = _match_run(baseline, runs_meta, run_order) if baseline is not None else run_order[0]
     if baseline_benchmark is not None and all(b != baseline_benchmark for _, b in layout.keys):
-        raise ValueError(
+        raise InvalidArgumentError(
             f"baseline_benchmark: no benchmark named {baseline_benchmark!r} in this run set"
         )
     if reference is not None and all(b != reference for _, b in layout.keys):
-        raise ValueError(f"reference: no benchmark named {reference!r} in this run set")
+        raise InvalidArgumentError(f"reference: no benchmark named {reference!r} in this run set")
     children = np.random.SeedSequence(root_seed).spawn(len(layout.keys))
     seeds = [int(c.generate_state(1, dtype=np.uint32)[0]) for c in children]
     job_list = _series_jobs(data, layout, runs_meta, seeds, estimator, confidence_level, raw)

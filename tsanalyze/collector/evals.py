@@ -10,6 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from tsanalyze.errors import InvalidArgumentError
+
 __all__ = ["EvalsChoice", "choose_evals", "oracle", "oracle_j"]
 
 
@@ -18,15 +20,15 @@ def _oracle_iv(
 ) -> None:
     for name, v in (("tau_prec", tau_prec), ("tau_acc", tau_acc)):
         if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
-            raise ValueError(f"{name} must be a finite number > 0, got {v!r}")
+            raise InvalidArgumentError(f"{name} must be a finite number > 0, got {v!r}")
     if tau_acc < tau_prec:
-        raise ValueError(f"tau_acc ({tau_acc}) must be >= tau_prec ({tau_prec})")
+        raise InvalidArgumentError(f"tau_acc ({tau_acc}) must be >= tau_prec ({tau_prec})")
     if a is not None and not (math.isfinite(a) and a > 0):
-        raise ValueError(f"a must be a finite number > 0, got {a!r}")
+        raise InvalidArgumentError(f"a must be a finite number > 0, got {a!r}")
     if not (math.isfinite(b) and 0 < b < 1):
-        raise ValueError(f"b must be in (0, 1), got {b!r}")
+        raise InvalidArgumentError(f"b must be in (0, 1), got {b!r}")
     if j_max is not None and (isinstance(j_max, bool) or not isinstance(j_max, int) or j_max < 1):
-        raise ValueError(f"j_max must be an integer >= 1, got {j_max!r}")
+        raise InvalidArgumentError(f"j_max must be an integer >= 1, got {j_max!r}")
 
 
 def oracle_j(tau_prec: float, tau_acc: float, j_max: int | None = None) -> int:

@@ -21,6 +21,7 @@ import pandas as pd
 from tsanalyze._result import Finding, Result
 from tsanalyze._typing import ArrayLike, Float64Array, Int64Array
 from tsanalyze._validation import as_series_array
+from tsanalyze.errors import InvalidArgumentError
 
 __all__ = [
     "OutlierEffect",
@@ -118,9 +119,9 @@ class TukeyFences(Result):
 def _tukey_fences_iv(x: ArrayLike, mild: float, severe: float) -> Float64Array:
     for name, k in (("mild", mild), ("severe", severe)):
         if not (isinstance(k, (int, float)) and math.isfinite(k) and k > 0):
-            raise ValueError(f"{name}: must be a finite number > 0, got {k!r}")
+            raise InvalidArgumentError(f"{name}: must be a finite number > 0, got {k!r}")
     if severe < mild:
-        raise ValueError(f"severe: must be >= mild ({mild}), got {severe!r}")
+        raise InvalidArgumentError(f"severe: must be >= mild ({mild}), got {severe!r}")
     return as_series_array(x, "x", min_size=1)
 
 
@@ -269,19 +270,19 @@ def _outlier_variance_iv(
         try:
             f = float(v)
         except (TypeError, ValueError):
-            raise ValueError(f"{name}: must be a number, got {v!r}") from None
+            raise InvalidArgumentError(f"{name}: must be a number, got {v!r}") from None
         if not math.isfinite(f):
-            raise ValueError(f"{name}: must be finite, got {v!r}")
+            raise InvalidArgumentError(f"{name}: must be finite, got {v!r}")
         values.append(f)
     m, s, t = values
     if s < 0:
-        raise ValueError(f"sd: must be >= 0, got {sd!r}")
+        raise InvalidArgumentError(f"sd: must be >= 0, got {sd!r}")
     if t < 0:
-        raise ValueError(f"t_min: must be >= 0, got {t_min!r}")
+        raise InvalidArgumentError(f"t_min: must be >= 0, got {t_min!r}")
     if isinstance(evals, bool) or not isinstance(evals, (int, np.integer)) or int(evals) < 1:
-        raise ValueError(f"evals: must be an integer >= 1, got {evals!r}")
+        raise InvalidArgumentError(f"evals: must be an integer >= 1, got {evals!r}")
     if m > 0 and t >= m / int(evals):
-        raise ValueError(
+        raise InvalidArgumentError(
             f"t_min: must be below the per-evaluation mean {m / int(evals)!r}, got {t_min!r}"
         )
     return m, s, int(evals), t

@@ -18,6 +18,7 @@ from scipy import stats as _st
 from tsanalyze._result import Finding, Result
 from tsanalyze._typing import ArrayLike, RNGType
 from tsanalyze._validation import as_series_array, check_confidence_level
+from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.autocorrelation import integrated_autocorrelation_time
 from tsanalyze.stats.estimators import EstimatorName, estimate
 
@@ -134,13 +135,13 @@ def plan_samples(
     a = as_series_array(x, "x", min_size=1)
     cl = check_confidence_level(confidence_level)
     if not (isinstance(target, (int, float)) and 0 < target < 1):
-        raise ValueError(f"target: must be in (0, 1), got {target!r}")
+        raise InvalidArgumentError(f"target: must be in (0, 1), got {target!r}")
     if not (isinstance(detect_difference, (int, float)) and detect_difference > 0):
-        raise ValueError(f"detect_difference: must be > 0, got {detect_difference!r}")
+        raise InvalidArgumentError(f"detect_difference: must be > 0, got {detect_difference!r}")
     if not (isinstance(power, (int, float)) and 0 < power < 1):
-        raise ValueError(f"power: must be in (0, 1), got {power!r}")
+        raise InvalidArgumentError(f"power: must be in (0, 1), got {power!r}")
     if sample_time_ns is not None and not (math.isfinite(sample_time_ns) and sample_time_ns > 0):
-        raise ValueError(f"sample_time_ns: must be a positive number, got {sample_time_ns!r}")
+        raise InvalidArgumentError(f"sample_time_ns: must be a positive number, got {sample_time_ns!r}")
     n = a.size
     e = estimate(a, estimator, confidence_level=cl, threshold=threshold, rng=rng)
     found = list(e.warnings)

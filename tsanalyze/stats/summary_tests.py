@@ -15,6 +15,7 @@ from scipy import integrate, optimize, stats
 
 from tsanalyze._result import Finding, Result
 from tsanalyze._validation import check_confidence_level
+from tsanalyze.errors import InvalidArgumentError
 
 __all__ = [
     "CIConsistency",
@@ -33,11 +34,11 @@ def _num(v: object, name: str, *, low: float | None = None, strict: bool = False
     try:
         f = float(v)  # type: ignore[arg-type]
     except (TypeError, ValueError):
-        raise ValueError(f"{name}: must be a number, got {v!r}") from None
+        raise InvalidArgumentError(f"{name}: must be a number, got {v!r}") from None
     if not math.isfinite(f):
-        raise ValueError(f"{name}: must be finite, got {v!r}")
+        raise InvalidArgumentError(f"{name}: must be finite, got {v!r}")
     if low is not None and (f < low or (strict and f == low)):
-        raise ValueError(f"{name}: must be {'>' if strict else '>='} {low}, got {v!r}")
+        raise InvalidArgumentError(f"{name}: must be {'>' if strict else '>='} {low}, got {v!r}")
     return f
 
 
@@ -46,7 +47,7 @@ def _count(v: object, name: str, minimum: int) -> int:
         # accept integral floats such as 20.0 from parsed files
         if isinstance(v, float) and v.is_integer() and v >= minimum:
             return int(v)
-        raise ValueError(f"{name}: must be an integer >= {minimum}, got {v!r}")
+        raise InvalidArgumentError(f"{name}: must be an integer >= {minimum}, got {v!r}")
     return int(v)
 
 
@@ -128,7 +129,7 @@ def welch_from_summary(
     k2 = _count(n2, "n2", 2)
     cl = check_confidence_level(confidence_level)
     if alternative not in ("two-sided", "less", "greater"):
-        raise ValueError(f"alternative: must be two-sided, less or greater, got {alternative!r}")
+        raise InvalidArgumentError(f"alternative: must be two-sided, less or greater, got {alternative!r}")
     diff = m2 - m1
     rel = diff / m1 if m1 != 0 else math.nan
     v1, v2 = s1 * s1 / k1, s2 * s2 / k2
@@ -364,7 +365,7 @@ def ci_consistency(
     lo = _num(ci_low, "ci_low")
     hi = _num(ci_high, "ci_high")
     if hi < lo:
-        raise ValueError(f"ci_high: must be >= ci_low ({lo!r}), got {ci_high!r}")
+        raise InvalidArgumentError(f"ci_high: must be >= ci_low ({lo!r}), got {ci_high!r}")
     cl = check_confidence_level(confidence_level)
     tol = _num(rtol, "rtol", low=0.0)
     q = float(stats.t.ppf(0.5 + cl / 2.0, k - 1))

@@ -17,6 +17,7 @@ from tsanalyze._result import Finding, Result
 from tsanalyze._typing import ArrayLike, Float64Array
 from tsanalyze._units import format_time
 from tsanalyze._validation import as_series_array
+from tsanalyze.errors import InvalidArgumentError
 
 __all__ = [
     "Quantisation",
@@ -161,9 +162,9 @@ def quantisation(
     """
     arr = as_series_array(x, "x", min_size=1)
     if isinstance(max_distinct, bool) or not isinstance(max_distinct, int) or max_distinct < 1:
-        raise ValueError(f"max_distinct: must be an integer >= 1, got {max_distinct!r}")
+        raise InvalidArgumentError(f"max_distinct: must be an integer >= 1, got {max_distinct!r}")
     if not (math.isfinite(tick_share_limit) and tick_share_limit > 0):
-        raise ValueError(f"tick_share_limit: must be > 0, got {tick_share_limit!r}")
+        raise InvalidArgumentError(f"tick_share_limit: must be > 0, got {tick_share_limit!r}")
     n = int(arr.size)
     n_distinct = int(np.unique(arr).size)
     tick = detect_tick(arr, rtol=rtol)
@@ -261,11 +262,11 @@ def _opt_nonneg(v: float | None, name: str, *, positive: bool = False) -> float 
     try:
         f = float(v)
     except (TypeError, ValueError):
-        raise ValueError(f"{name}: must be a number or None, got {v!r}") from None
+        raise InvalidArgumentError(f"{name}: must be a number or None, got {v!r}") from None
     if math.isnan(f):
         return None
     if not math.isfinite(f) or f < 0 or (positive and f == 0):
-        raise ValueError(f"{name}: must be finite and {'> 0' if positive else '>= 0'}, got {v!r}")
+        raise InvalidArgumentError(f"{name}: must be finite and {'> 0' if positive else '>= 0'}, got {v!r}")
     return f
 
 
@@ -278,7 +279,7 @@ def _timer_check_iv(
     arr = as_series_array(sample_ns, "sample_ns", min_size=1)
     if (arr < 0).any():
         i = int(np.flatnonzero(arr < 0)[0])
-        raise ValueError(f"sample_ns: value at index {i} is {arr[i]!r}; times must be >= 0")
+        raise InvalidArgumentError(f"sample_ns: value at index {i} is {arr[i]!r}; times must be >= 0")
     return (
         arr,
         _opt_nonneg(overhead_ns, "overhead_ns"),

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.io.importers._base import (
     RESERVED_COLUMNS,
     ImportedTable,
@@ -94,9 +95,9 @@ def parse_mapping(text: str | None) -> dict[str, str]:
         key, eq, value = part.partition("=")
         key, value = key.strip(), value.strip()
         if not eq or not value:
-            raise ValueError(f"--map: expected KEY=VALUE, got {part!r}")
+            raise InvalidArgumentError(f"--map: expected KEY=VALUE, got {part!r}")
         if key not in _KEYS:
-            raise ValueError(f"--map: unknown key {key!r}; expected one of {', '.join(_KEYS)}")
+            raise InvalidArgumentError(f"--map: unknown key {key!r}; expected one of {', '.join(_KEYS)}")
         out[key] = value
     return out
 
@@ -124,22 +125,22 @@ class CsvImporter:
         m = parse_mapping(mapping) if isinstance(mapping, str) or mapping is None else dict(mapping)
         for k, v in options.items():
             if k not in _KEYS:
-                raise ValueError(
+                raise InvalidArgumentError(
                     f"csv import: unknown option {k!r}; expected mapping= or one of {', '.join(_KEYS)}"
                 )
             m[k] = str(v)
         unknown = set(m) - set(_KEYS)
         if unknown:
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"csv import: unknown mapping keys {sorted(unknown)}; expected {', '.join(_KEYS)}"
             )
         if "time" in m and "total" in m:
-            raise ValueError(
+            raise InvalidArgumentError(
                 "csv import: map either time (per evaluation) or total (per sample), not both"
             )
         unit = m.get("unit", "ns")
         if unit not in _UNIT_NS:
-            raise ValueError(f"csv import: unit must be one of ns, us, ms, s, got {unit!r}")
+            raise InvalidArgumentError(f"csv import: unit must be one of ns, us, ms, s, got {unit!r}")
         sep = m.get("sep") or ("\t" if Path(path).suffix.lower() in (".tsv", ".tab") else ",")
         if sep in ("tab", "\\t"):
             sep = "\t"
