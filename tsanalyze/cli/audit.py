@@ -1,6 +1,7 @@
 """``tsanalyze audit FILE…``: audit published benchmark numbers.
 
-Exit codes: 0 nothing serious, 1 at least one serious finding (for CI), 2 bad input.
+Exit codes: 0 nothing serious, 1 at least one serious finding (for CI), 2 bad input, 3 a
+bug in tsanalyze.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from typing import Annotated, Any
 import typer
 
 from tsanalyze._units import format_time
-from tsanalyze.cli._common import OutputFormat, user_errors
+from tsanalyze.cli._errors import fail
+from tsanalyze.cli._options import OutputFormat
 
 __all__ = ["SpreadKindOption", "audit"]
 
@@ -130,18 +132,19 @@ def audit(
     from tsanalyze.analysis.audit import audit as run_audit
     from tsanalyze.io.audit_input import read_audit_input
 
+    if not 0 < alpha < 1:  # (analysis.audit checks it too, with a plain ValueError)
+        fail(f"--alpha: must be strictly between 0 and 1, got {alpha:g}")
     rows: list[dict[str, Any]] = []
-    with user_errors():
-        for path in files:
-            rows.extend(
-                read_audit_input(
-                    path,
-                    n=n,
-                    evals=evals,
-                    spread_kind=None if spread_kind is None else spread_kind.value,
-                )
+    for path in files:
+        rows.extend(
+            read_audit_input(
+                path,
+                n=n,
+                evals=evals,
+                spread_kind=None if spread_kind is None else spread_kind.value,
             )
-        result = run_audit(rows, clock_overhead_ns=clock_overhead_ns, alpha=alpha)
+        )
+    result = run_audit(rows, clock_overhead_ns=clock_overhead_ns, alpha=alpha)
     doc = result.to_dict()
     if format is OutputFormat.json:
         typer.echo(json.dumps(doc, indent=2, sort_keys=True, allow_nan=False))

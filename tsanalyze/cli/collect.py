@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import enum
+import math
 import warnings
 from typing import Annotated
 
 import typer
 
-from tsanalyze.cli._common import fail, user_errors
+from tsanalyze.cli._errors import fail
 
 __all__ = ["collect"]
 
@@ -110,37 +111,47 @@ def collect(
 
     if not python and not cmd:
         fail("give at least one --python NAME=module:function or --cmd NAME='command'")
+    if python and cmd:
+        fail("a run times either Python callables (--python) or commands (--cmd), not both")
+    for option, value in (
+        ("--time-budget", time_budget), ("--tau-acc", tau_acc), ("--tau-prec", tau_prec),
+        ("--min-sample-ns", min_sample_ns),
+    ):  # fmt: skip
+        if value is not None and not math.isfinite(value):
+            fail(f"{option}: must be a finite number, got {value}")
+    for option, value in (("--tau-acc", tau_acc), ("--tau-prec", tau_prec)):
+        if value is not None and value <= 0:
+            fail(f"{option}: must be > 0 ns, got {value:g}")
     if evals != "auto" and not (evals.isdigit() and int(evals) >= 1):
         fail(f"--evals must be 'auto' or an integer >= 1, got {evals!r}")
-    with user_errors():
-        benchmarks: dict[str, object] = {}
-        for name, spec in _pairs(python or [], "--python").items():
-            benchmarks[name] = PythonTarget(resolve_callable(spec), gc=gc.value, spec=spec)
-        for name, command in _pairs(cmd or [], "--cmd").items():
-            if name in benchmarks:
-                fail(f"benchmark name {name!r} given twice")
-            benchmarks[name] = CommandTarget(command, shell=shell)
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            rec = collect(
-                benchmarks,
-                output,
-                rounds=rounds,
-                time_budget=time_budget,
-                evals="auto" if evals == "auto" else int(evals),
-                interleave=not no_interleave,
-                seed=seed,
-                clock=None if clock is None else clock.value,
-                overwrite=overwrite,
-                ignore_failures=ignore_failures,
-                user=_pairs(tag or [], "--tag"),
-                tau_acc=tau_acc,
-                tau_prec=tau_prec,
-                min_sample_ns=min_sample_ns,
-                progress=False if quiet else None,
-            )
-        for w in caught:
-            typer.echo(f"tsanalyze: warning: {w.message}", err=True)
+    benchmarks: dict[str, object] = {}
+    for name, spec in _pairs(python or [], "--python").items():
+        benchmarks[name] = PythonTarget(resolve_callable(spec), gc=gc.value, spec=spec)
+    for name, command in _pairs(cmd or [], "--cmd").items():
+        if name in benchmarks:
+            fail(f"benchmark name {name!r} given twice")
+        benchmarks[name] = CommandTarget(command, shell=shell)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rec = collect(
+            benchmarks,
+            output,
+            rounds=rounds,
+            time_budget=time_budget,
+            evals="auto" if evals == "auto" else int(evals),
+            interleave=not no_interleave,
+            seed=seed,
+            clock=None if clock is None else clock.value,
+            overwrite=overwrite,
+            ignore_failures=ignore_failures,
+            user=_pairs(tag or [], "--tag"),
+            tau_acc=tau_acc,
+            tau_prec=tau_prec,
+            min_sample_ns=min_sample_ns,
+            progress=False if quiet else None,
+        )
+    for w in caught:
+        typer.echo(f"tsanalyze: warning: {w.message}", err=True)
     clock_meta = rec.metadata["clock"]
     evals_txt = ", ".join(f"{k}={v}" for k, v in rec.evals.items())
     typer.echo(

@@ -13,8 +13,8 @@ from typing import Annotated
 
 import typer
 
-from tsanalyze.cli._common import OutputFormat, fail, user_errors
-from tsanalyze.cli.report import (
+from tsanalyze.cli._errors import fail
+from tsanalyze.cli._options import (
     ConfidenceOpt,
     Estimator,
     EstimatorOpt,
@@ -22,13 +22,13 @@ from tsanalyze.cli.report import (
     FormatOpt,
     HtmlOpt,
     JobsOpt,
+    OutputFormat,
     PlotsOpt,
     QuietOpt,
     RawOpt,
     SeedOpt,
-    emit,
-    progress_bar,
 )
+from tsanalyze.cli._output import progress_bar, write_report
 
 __all__ = ["compare"]
 
@@ -57,30 +57,31 @@ def compare(
     from tsanalyze.analysis.runset import analyze_runs
     from tsanalyze.io.runs import read_runs
 
-    with user_errors():
-        if inputs:
-            df = read_runs(inputs)
-            names = set(df["benchmark"].astype(str))
-            for label, name in (("A", a), ("B", b)):
-                if name not in names:
-                    fail(f"{label}: no benchmark named {name!r} in {', '.join(map(str, inputs))}")
-            if a == b:
-                fail("A and B name the same benchmark")
-            df = df[df["benchmark"].astype(str).isin([a, b])]
-            options = {"baseline_benchmark": a}
-        else:
-            for label, name in (("A", a), ("B", b)):
-                if not Path(name).exists():
-                    fail(
-                        f"{label}: {name!r} is not a file (to compare two benchmarks, add --in FILE)"
-                    )
-            df = read_runs([Path(a), Path(b)])
-            if df["run"].nunique() < 2:
-                fail("A and B hold the same run; nothing to compare")
-            options = {"baseline": a}
-        with progress_bar("analysing series", quiet=quiet) as update:
-            analysis = analyze_runs(
-                df, estimator=estimator.value, confidence_level=confidence_level, raw=raw, jobs=jobs,
-                rng=seed, progress=update, **options,
-            )  # fmt: skip
-    emit(analysis, output=output, html=html, plots=plots, jobs=jobs, fail_on=fail_on, quiet=quiet)
+    if inputs:
+        df = read_runs(inputs)
+        names = set(df["benchmark"].astype(str))
+        for label, name in (("A", a), ("B", b)):
+            if name not in names:
+                fail(f"{label}: no benchmark named {name!r} in {', '.join(map(str, inputs))}")
+        if a == b:
+            fail("A and B name the same benchmark")
+        df = df[df["benchmark"].astype(str).isin([a, b])]
+        options = {"baseline_benchmark": a}
+    else:
+        for label, name in (("A", a), ("B", b)):
+            if not Path(name).exists():
+                fail(
+                    f"{label}: {name!r} is not a file (to compare two benchmarks, add --in FILE)"
+                )
+        df = read_runs([Path(a), Path(b)])
+        if df["run"].nunique() < 2:
+            fail("A and B hold the same run; nothing to compare")
+        options = {"baseline": a}
+    with progress_bar("analysing series", quiet=quiet) as update:
+        analysis = analyze_runs(
+            df, estimator=estimator.value, confidence_level=confidence_level, raw=raw, jobs=jobs,
+            rng=seed, progress=update, **options,
+        )  # fmt: skip
+    write_report(
+        analysis, output=output, html=html, plots=plots, jobs=jobs, fail_on=fail_on, quiet=quiet
+    )
