@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 import pandas as pd
@@ -82,6 +82,10 @@ class TukeyFences(Result):
     high_mild_idx: Int64Array
     high_severe_idx: Int64Array
     warnings: tuple[Finding, ...] = ()
+
+    _headline: ClassVar[tuple[str, ...]] = (
+        "n", "low_severe", "low_mild", "high_mild", "high_severe",
+    )  # fmt: skip
 
     @property
     def n_outliers(self) -> int:
@@ -249,6 +253,8 @@ class OutlierVariance(Result):
     c_max: int | None
     min_outlier_variance: float
     warnings: tuple[Finding, ...] = ()
+
+    _headline: ClassVar[tuple[str, ...]] = ("effect", "fraction", "evals")
 
 
 def classify_outlier_fraction(fraction: float) -> OutlierEffect:

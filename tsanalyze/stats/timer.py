@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import ClassVar
 
 import numpy as np
 
@@ -254,6 +255,10 @@ class TimerCheck(Result):
     n_dominated: int
     quantisation: Quantisation
     warnings: tuple[Finding, ...] = ()
+
+    _headline: ClassVar[tuple[str, ...]] = (
+        "n", "overhead_share", "n_overhead", "n_precision", "n_accuracy", "n_dominated",
+    )  # fmt: skip
 
 
 def _opt_nonneg(v: float | None, name: str, *, positive: bool = False) -> float | None:
