@@ -41,10 +41,10 @@ def as_series_array(
     bad = ~np.isfinite(arr)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise InvalidArgumentError(f"{name}: value at index {i} is {arr[i]!r}; times must be finite")
+        raise InvalidArgumentError(f"{name}: value at index {i} is {float(arr[i])!r}; times must be finite")
     if positive and arr.size and (arr <= 0).any():
         i = int(np.flatnonzero(arr <= 0)[0])
-        raise InvalidArgumentError(f"{name}: value at index {i} is {arr[i]!r}; times must be > 0")
+        raise InvalidArgumentError(f"{name}: value at index {i} is {float(arr[i])!r}; times must be > 0")
     return arr
 
 
