@@ -13,21 +13,8 @@ from typing import Annotated
 
 import typer
 
+from tsanalyze.cli import _options as opt
 from tsanalyze.cli._errors import fail
-from tsanalyze.cli._options import (
-    ConfidenceOpt,
-    Estimator,
-    EstimatorOpt,
-    FailOn,
-    FormatOpt,
-    HtmlOpt,
-    JobsOpt,
-    OutputFormat,
-    PlotsOpt,
-    QuietOpt,
-    RawOpt,
-    SeedOpt,
-)
 from tsanalyze.cli._output import progress_bar, write_report
 
 __all__ = ["compare"]
@@ -40,18 +27,18 @@ def compare(
         list[Path] | None,
         typer.Option("--in", "-i", help="Run file(s) holding benchmarks A and B."),
     ] = None,
-    output: FormatOpt = OutputFormat.table,
-    html: HtmlOpt = None,
-    plots: PlotsOpt = None,
-    estimator: EstimatorOpt = Estimator.median,
-    confidence_level: ConfidenceOpt = 0.95,
-    raw: RawOpt = False,
-    jobs: JobsOpt = None,
+    output: opt.FormatOpt = opt.OutputFormat.table,
+    html: opt.HtmlOpt = None,
+    plots: opt.PlotsOpt = None,
+    estimator: opt.EstimatorOpt = opt.Estimator.median,
+    confidence_level: opt.ConfidenceOpt = 0.95,
+    raw: opt.RawOpt = False,
+    jobs: opt.JobsOpt = None,
     fail_on: Annotated[
-        FailOn, typer.Option("--fail-on", help="Exit 1 when the candidate is slower.")
-    ] = FailOn.never,
-    seed: SeedOpt = None,
-    quiet: QuietOpt = False,
+        opt.FailOn, typer.Option("--fail-on", help="Exit 1 when the candidate is slower.")
+    ] = opt.FailOn.never,
+    seed: opt.SeedOpt = None,
+    quiet: opt.QuietOpt = False,
 ) -> None:
     """Compare two run files, or two benchmarks of one run (with --in)."""
     from tsanalyze.analysis.runset import analyze_runs

@@ -11,20 +11,7 @@ from typing import Annotated
 
 import typer
 
-from tsanalyze.cli._options import (
-    ConfidenceOpt,
-    Estimator,
-    EstimatorOpt,
-    FailOn,
-    FormatOpt,
-    HtmlOpt,
-    JobsOpt,
-    OutputFormat,
-    PlotsOpt,
-    QuietOpt,
-    RawOpt,
-    SeedOpt,
-)
+from tsanalyze.cli import _options as opt
 from tsanalyze.cli._output import progress_bar, write_report
 
 __all__ = ["report"]
@@ -35,9 +22,9 @@ def report(
         list[Path],
         typer.Argument(help="Run files (Parquet, or other tools' files), globs or directories."),
     ],
-    output: FormatOpt = OutputFormat.table,
-    html: HtmlOpt = None,
-    plots: PlotsOpt = None,
+    output: opt.FormatOpt = opt.OutputFormat.table,
+    html: opt.HtmlOpt = None,
+    plots: opt.PlotsOpt = None,
     baseline: Annotated[
         str | None,
         typer.Option("--baseline", help="Baseline run (file or run id); default: the first file."),
@@ -48,13 +35,13 @@ def report(
             "--baseline-benchmark", help="Compare the other benchmarks of each run with this one."
         ),
     ] = None,
-    estimator: EstimatorOpt = Estimator.median,
-    confidence_level: ConfidenceOpt = 0.95,
-    raw: RawOpt = False,
-    jobs: JobsOpt = None,
+    estimator: opt.EstimatorOpt = opt.Estimator.median,
+    confidence_level: opt.ConfidenceOpt = 0.95,
+    raw: opt.RawOpt = False,
+    jobs: opt.JobsOpt = None,
     fail_on: Annotated[
-        FailOn, typer.Option("--fail-on", help="Exit 1 when any comparison is slower.")
-    ] = FailOn.never,
+        opt.FailOn, typer.Option("--fail-on", help="Exit 1 when any comparison is slower.")
+    ] = opt.FailOn.never,
     reference: Annotated[
         str | None,
         typer.Option(
@@ -62,8 +49,8 @@ def report(
             help="Reference benchmark (no variation of its own): report the noise floor it shows.",
         ),
     ] = None,
-    seed: SeedOpt = None,
-    quiet: QuietOpt = False,
+    seed: opt.SeedOpt = None,
+    quiet: opt.QuietOpt = False,
 ) -> None:
     """Analyse runs: stable phase, dependence, estimates with CIs, comparisons, findings."""
     from tsanalyze.analysis.runset import analyze_runs

@@ -229,8 +229,9 @@ _METADATA = re.compile(r"<metadata>.*?</metadata>\s*", re.S)
 def to_svg(plot: p9.ggplot) -> str:
     """Render a plotnine figure to inline SVG text (no XML prolog, no metadata, no URLs
     other than the SVG namespace identifiers)."""
-    rc = {"svg.fonttype": "none", "svg.hashsalt": "tsanalyze", "text.parse_math": False}
-    with matplotlib.rc_context(rc):
+    with matplotlib.rc_context(
+        {"svg.fonttype": "none", "svg.hashsalt": "tsanalyze", "text.parse_math": False}
+    ):
         fig = plot.draw()
         buf = io.StringIO()
         fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
