@@ -156,8 +156,13 @@ def test_repr_counts_repeated_codes_and_caps_the_list() -> None:
     assert repr(_toy(warnings=ws)).endswith("warnings=[a, b ×2, c, +1])")
 
 
-def test_a_subclass_keeps_its_own_repr() -> None:
-    assert repr(_OwnRepr(1.0)) == "mine"
+def test_a_subclass_keeps_its_own_repr_and_passes_it_on() -> None:
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class _Child(_OwnRepr):
+        y: float = 0.0
+
+    assert repr(_OwnRepr(1.0)) == "mine" and repr(_Child(1.0)) == "mine"
+    assert _Child(1.0, 2.0) == _Child(1.0, 2.0) != _Child(1.0, 3.0)
 
 
 def test_repr_of_real_results_is_short() -> None:

@@ -290,8 +290,9 @@ class Result:
         # subclass (see the module docstring); what the class body defines is kept.
         super(Result, cls).__init_subclass__(**kwargs)
         for name in ("__repr__", "__eq__", "__hash__"):
-            if name not in cls.__dict__:
-                setattr(cls, name, Result.__dict__[name])
+            if name not in cls.__dict__:  # the nearest base's (at the latest, Result's)
+                base = next(b for b in cls.__mro__[1:] if name in b.__dict__)
+                setattr(cls, name, base.__dict__[name])
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
