@@ -89,11 +89,21 @@ def test_two_benchmarks(files: dict[str, Path]) -> None:
 
 
 def test_table_output(files: dict[str, Path]) -> None:
-    res = runner.invoke(
-        app, ["compare", str(files["a"]), str(files["b"]), "-j", "1", "--seed", "3"]
-    )
+    args = ["compare", str(files["a"]), str(files["b"]), "-j", "1", "--seed", "3"]
+    res = runner.invoke(app, args)
     assert res.exit_code == 0, res.output
-    assert "Comparisons" in res.output
+    # reference: the JSON document of the same run (same seed): the table shows its numbers
+    doc = json.loads(runner.invoke(app, [*args, "-f", "json"]).stdout)
+    table = res.output.split("Comparisons", 1)[1].split("Findings", 1)[0]
+    rows = [[c.strip() for c in line.split("│")[1:-1]] for line in table.splitlines() if "@" in line]
+    assert len(rows) == len(doc["comparisons"]) == 2
+    for c in doc["comparisons"]:
+        (cells,) = [r for r in rows if r[0].startswith(f"{c['benchmark']} @")]
+        assert cells[2] == f"{c['ratio']:.3f}×"
+        assert cells[3] == f"{c['ci_low']:.3f}–{c['ci_high']:.3f}"
+        assert cells[-1] == c["verdict"]
+    # simulator truth: x is 10% slower in b, y unchanged
+    assert {c["benchmark"]: c["verdict"] for c in doc["comparisons"]} == {"x": "slower", "y": "same"}
 
 
 @pytest.mark.parametrize(
