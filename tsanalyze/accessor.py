@@ -161,43 +161,49 @@ def _empty_like(keys: list[str], make: Callable[[np.ndarray], pd.DataFrame]) -> 
 
 
 class _Method(Generic[P, R]):
-    """An accessor method wrapping ``fn(values, ...)``: its signature without the values and
-    its docstring are ``fn``'s (resolved when the method is looked up on an accessor)."""
+    """An analysis both accessors offer, wrapping ``fn(values, ...)``.
+
+    On a Series accessor it is ``post(fn(series values, ...))``; on a DataFrame accessor,
+    ``fn`` per series with the ``to_frame()`` tables stacked under the group keys. Its
+    signature (without the values; plus ``by`` and ``column`` on a DataFrame) and docstring
+    are ``fn``'s, resolved when the method is looked up on an accessor.
+    """
 
     def __init__(
         self, fn: Callable[Concatenate[ArrayLike, P], Any], post: Callable[[Any], R],
-        *, per_series: bool = False, context: bool = False,
+        *, context: bool = False,
     ) -> None:  # fmt: skip
-        self._fn, self._post = fn, post
-        self._per_series, self._context = per_series, context
+        self._fn, self._post, self._context = fn, post, context
         self._name = ""
-        self._description: tuple[Callable[..., Any], str, inspect.Signature] | None = None
+        self._descriptions: dict[bool, tuple[Callable[..., Any], str, inspect.Signature]] = {}
 
     def __set_name__(self, owner: type, name: str) -> None:
         self._name = name
 
     def _call(self, accessor: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         fn = _resolve(self._fn)
-        if not self._per_series:
+        if not isinstance(accessor, TsaDataFrameAccessor):
             return self._post(fn(accessor._x(), *args, **kwargs))
         by = kwargs.pop("by", accessor._by)
         column = kwargs.pop("column", accessor._column)
         return accessor._apply(fn, by, column, args, kwargs, self._context)
 
-    def __call__(self, accessor: Any, *args: P.args, **kwargs: P.kwargs) -> R:
+    def __call__(self, accessor: Any, *args: P.args, **kwargs: P.kwargs) -> Any:
         """Call as an unbound method: ``TsaSeriesAccessor.estimate(series.tsa, ...)``."""
-        return self._call(accessor, args, kwargs)  # type: ignore[no-any-return]
+        return self._call(accessor, args, kwargs)
 
     @overload
     def __get__(self, obj: None, owner: type | None = None) -> _Method[P, R]: ...
     @overload
+    def __get__(self, obj: TsaSeriesAccessor, owner: type | None = None) -> Callable[P, R]: ...
+    @overload
     def __get__(
-        self, obj: TsaSeriesAccessor | TsaDataFrameAccessor, owner: type | None = None
-    ) -> Callable[P, R]: ...
+        self, obj: TsaDataFrameAccessor, owner: type | None = None
+    ) -> Callable[P, pd.DataFrame]: ...
     def __get__(self, obj: object, owner: type | None = None) -> Any:
         if obj is None:
             return self
-        fn, doc, signature = self._describe()
+        fn, doc, signature = self._describe(isinstance(obj, TsaDataFrameAccessor))
 
         def method(*args: Any, **kwargs: Any) -> Any:
             return self._call(obj, args, kwargs)
@@ -208,14 +214,15 @@ class _Method(Generic[P, R]):
         method.__signature__ = signature  # type: ignore[attr-defined]
         return method
 
-    def _describe(self) -> tuple[Callable[..., Any], str, inspect.Signature]:
+    def _describe(self, per_series: bool) -> tuple[Callable[..., Any], str, inspect.Signature]:
         """The wrapped function, the docstring and the signature the method shows."""
-        if self._description is None:
+        if per_series not in self._descriptions:
             fn = _resolve(self._fn)
             sig = inspect.signature(fn)
             params = list(sig.parameters.values())[1:]  # without the values
             doc = inspect.getdoc(fn) or ""
-            if self._per_series:
+            returns = sig.return_annotation if self._post is _same else "pandas.DataFrame"
+            if per_series:
                 doc = _PER_SERIES_DOC.format(name=fn.__name__) + doc
                 kw = inspect.Parameter.KEYWORD_ONLY
                 extra = [
@@ -224,9 +231,13 @@ class _Method(Generic[P, R]):
                 ]
                 at = next((i for i, p in enumerate(params) if p.kind is p.VAR_KEYWORD), len(params))
                 params[at:at] = extra
-            returns = sig.return_annotation if self._post is _same else "pandas.DataFrame"
-            self._description = (fn, doc, inspect.Signature(params, return_annotation=returns))
-        return self._description
+                returns = "pandas.DataFrame"
+            self._descriptions[per_series] = (
+                fn,
+                doc,
+                inspect.Signature(params, return_annotation=returns),
+            )
+        return self._descriptions[per_series]
 
 
 _PER_SERIES_DOC = """Per series of the frame: ``tsanalyze.{name}`` on each group's time column.
@@ -239,25 +250,38 @@ time column (default ``"time_ns"``). Returns the group keys, then each result's
 """
 
 
-def _on_values(fn: Callable[Concatenate[ArrayLike, P], R]) -> _Method[P, R]:
-    """Series method: ``fn(series values, ...)``, its result as it is."""
+def _result_of(fn: Callable[Concatenate[ArrayLike, P], R]) -> _Method[P, R]:
+    """On a Series: ``fn(series values, ...)`` as it is."""
     return _Method(fn, _same)
 
 
-def _table_on_values(fn: Callable[Concatenate[ArrayLike, P], Result]) -> _Method[P, pd.DataFrame]:
-    """Series method: ``fn(series values, ...).to_frame()``."""
-    return _Method(fn, _to_frame)
-
-
-def _grouped(
+def _table_of(
     fn: Callable[Concatenate[ArrayLike, P], Result], *, context: bool = False
 ) -> _Method[P, pd.DataFrame]:
-    """DataFrame method: ``fn`` per series, the ``to_frame()`` tables stacked under the keys."""
-    return _Method(fn, _to_frame, per_series=True, context=context)
+    """On a Series: ``fn(series values, ...).to_frame()``; ``context``: on a DataFrame, each
+    series also gets what the frame says about it (labels, evals, ns, timer)."""
+    return _Method(fn, _to_frame, context=context)
+
+
+class _Analyses:
+    """The analyses of both accessors (``outliers`` is :func:`tsanalyze.tukey_fences`,
+    ``summary`` the per-series analysis of ``tsanalyze report``)."""
+
+    changepoints = _result_of(_api.changepoints)
+    steady_state = _result_of(_api.steady_state)
+    autocorrelation = _result_of(_api.autocorrelation)
+    estimate = _result_of(_api.estimate)
+    outliers = _result_of(_api.tukey_fences)
+    modes = _result_of(_api.modes)
+    #: On a DataFrame each series is analysed as ``tsanalyze report`` does: with its group's
+    #: ``run`` and ``benchmark`` labels, the median of its ``evals`` column, its ``ns``
+    #: column and its run's ``timer`` metadata (``df.attrs["runs"]``), when the frame has
+    #: them; keywords given override them. An int ``rng`` seeds every series alike.
+    summary = _table_of(_series.analyze_series, context=True)
 
 
 @pd.api.extensions.register_series_accessor("tsa")
-class TsaSeriesAccessor:
+class TsaSeriesAccessor(_Analyses):
     """``series.tsa``: the analyses of one series of per-evaluation times.
 
     The Series' values, in their order, are the series (time order); its index is not used.
@@ -276,17 +300,9 @@ class TsaSeriesAccessor:
     def _x(self) -> np.ndarray:
         return _series_values(self._s)
 
-    changepoints = _on_values(_api.changepoints)
-    steady_state = _on_values(_api.steady_state)
-    autocorrelation = _on_values(_api.autocorrelation)
-    estimate = _on_values(_api.estimate)
-    outliers = _on_values(_api.tukey_fences)
-    modes = _on_values(_api.modes)
-    summary = _table_on_values(_series.analyze_series)
-
 
 @pd.api.extensions.register_dataframe_accessor("tsa")
-class TsaDataFrameAccessor:
+class TsaDataFrameAccessor(_Analyses):
     """``df.tsa``: the same analyses per series of a run-format frame, as tidy tables.
 
     Each method takes the parameters of the function it wraps, plus ``by`` (grouping
@@ -342,18 +358,6 @@ class TsaDataFrameAccessor:
         if not parts:
             return _empty_like(keys, make)
         return _stack(keys, parts)
-
-    changepoints = _grouped(_api.changepoints)
-    steady_state = _grouped(_api.steady_state)
-    autocorrelation = _grouped(_api.autocorrelation)
-    estimate = _grouped(_api.estimate)
-    outliers = _grouped(_api.tukey_fences)
-    modes = _grouped(_api.modes)
-    #: Each series is analysed as ``tsanalyze report`` does: with its group's ``run`` and
-    #: ``benchmark`` labels, the median of its ``evals`` column, its ``ns`` column and its
-    #: run's ``timer`` metadata (``df.attrs["runs"]``), when the frame has them; keywords
-    #: given override them. An int ``rng`` seeds every series alike.
-    summary = _grouped(_series.analyze_series, context=True)
 
     def compare(
         self,

@@ -193,22 +193,16 @@ class BlockSize(Result):
 
     Attributes
     ----------
-    n : int
-        Number of values.
     block_size : int
         Block length for the test (1 = the values as they are).
     subsession_size : int or None
         Pilot's subsession size m behind it (None when the dependence was not checked or
         no size was found; ``warnings`` say which).
-    threshold : float
-        The |lag-1| threshold used.
     warnings : tuple of Finding
     """
 
-    n: int
     block_size: int
     subsession_size: int | None
-    threshold: float
     warnings: tuple[Finding, ...] = ()
 
 
@@ -276,14 +270,14 @@ def subsession_block_size(
     n = int(a.size)
     prefix = f"{label}: " if label else ""
     if n == 0 or float(np.ptp(a)) == 0.0:
-        return BlockSize(n, 1, None, float(threshold))
+        return BlockSize(1, None)
     if n < min_n:
         note = Finding(
             "independence-unchecked",
             f"{prefix}{n} values are too few to check autocorrelation; treated as independent",
             "info",
         )
-        return BlockSize(n, 1, None, float(threshold), (note,))
+        return BlockSize(1, None, (note,))
     m = subsession_size(a, threshold)
     if ranks and m is not None:
         from scipy.stats import rankdata
@@ -305,11 +299,9 @@ def subsession_block_size(
                 f"{prefix}no subsession size brings the lag-1 autocorrelation within "
                 f"±{threshold}; using blocks of {size} ({fallback_blocks} block means)"
             )
-        return BlockSize(
-            n, size, None, float(threshold), (Finding("subsession-not-found", text, "warning"),)
-        )
+        return BlockSize(size, None, (Finding("subsession-not-found", text, "warning"),))
     if m == 1:
-        return BlockSize(n, 1, 1, float(threshold))
+        return BlockSize(1, 1)
     size = 2 * m if widen and n // (2 * m) >= _MIN_BLOCKS_WIDENED else m
     note = Finding(
         "autocorrelated",
@@ -317,7 +309,7 @@ def subsession_block_size(
         f"blocks of {size}",
         "info",
     )
-    return BlockSize(n, size, m, float(threshold), (note,))
+    return BlockSize(size, m, (note,))
 
 
 def acf_fft(x: Float64Array, nlags: int, *, adjusted: bool = False) -> Float64Array:

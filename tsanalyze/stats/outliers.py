@@ -409,28 +409,22 @@ def outlier_variance(mean: float, sd: float, evals: int, t_min: float = 0.0) -> 
     sb2 = s * s
     sg2 = sigma_g * sigma_g
 
-    def not_applicable(
-        reason: str,
-        c1: int | None = None,
-        c2: int | None = None,
-    ) -> OutlierVariance:
+    def result(
+        fraction: float, effect: OutlierEffect, c1: int | None, c2: int | None,
+        var_min: float, warnings: tuple[Finding, ...],
+    ) -> OutlierVariance:  # fmt: skip
         return OutlierVariance(
-            fraction=0.0,
-            effect="not-applicable",
-            mean=m,
-            sd=s,
-            evals=a,
-            t_min=t_min,
-            mean_eval=mu_a,
-            sd_eval=sd_a,
-            mu_g_min=mu_g_min,
-            sigma_g=sigma_g,
-            c_max_t_min=c1,
-            c_max_mu_g_min=c2,
-            c_max=None if c1 is None or c2 is None else min(c1, c2),
-            min_outlier_variance=0.0,
-            warnings=(Finding("not-applicable", reason, "info"),),
-        )
+            fraction=fraction, effect=effect, mean=m, sd=s, evals=a, t_min=t_min,
+            mean_eval=mu_a, sd_eval=sd_a, mu_g_min=mu_g_min, sigma_g=sigma_g, c_max_t_min=c1,
+            c_max_mu_g_min=c2, c_max=None if c1 is None or c2 is None else min(c1, c2),
+            min_outlier_variance=var_min, warnings=warnings,
+        )  # fmt: skip
+
+    def not_applicable(
+        reason: str, c1: int | None = None, c2: int | None = None
+    ) -> OutlierVariance:
+        note = Finding("not-applicable", reason, "info")
+        return result(0.0, "not-applicable", c1, c2, 0.0, (note,))
 
     if m <= 0:
         return not_applicable(
@@ -472,20 +466,4 @@ def outlier_variance(mean: float, sd: float, evals: int, t_min: float = 0.0) -> 
                 "serious" if effect == "severe" else "warning",
             ),
         )
-    return OutlierVariance(
-        fraction=fraction,
-        effect=effect,
-        mean=m,
-        sd=s,
-        evals=a,
-        t_min=t_min,
-        mean_eval=mu_a,
-        sd_eval=sd_a,
-        mu_g_min=mu_g_min,
-        sigma_g=sigma_g,
-        c_max_t_min=c1,
-        c_max_mu_g_min=c2,
-        c_max=c_max,
-        min_outlier_variance=var_min,
-        warnings=warnings,
-    )
+    return result(fraction, effect, c1, c2, var_min, warnings)

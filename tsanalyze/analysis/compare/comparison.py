@@ -302,58 +302,28 @@ def compare(
     sa, sb = as_side(a, "a", column), as_side(b, "b", column)
     design = choose_design(sa, sb, paired=paired, test=test)
     gen, seed = check_rng(rng)
+    opts = designs.Options(
+        estimator, test, confidence_level, ci_method, n_resamples, subsession_threshold, tukey_k
+    )
     if design.kind == "run-level":
-        out = designs.run_level(
-            sa, sb, design.matched, estimator=estimator, confidence_level=confidence_level
-        )
+        out = designs.run_level(sa, sb, design.matched, opts)
     elif design.kind == "paired":
         assert design.matched is not None
-        out = designs.paired(
-            *design.matched[0], estimator=estimator, test=test,
-            confidence_level=confidence_level, ci_method=ci_method, n_resamples=n_resamples,
-            subsession_threshold=subsession_threshold, tukey_k=tukey_k, gen=gen,
-        )  # fmt: skip
+        out = designs.paired(*design.matched[0], opts, gen)
     else:
-        out = designs.unpaired(
-            sa.values[0], sb.values[0], estimator=estimator, test=test,
-            confidence_level=confidence_level, ci_method=ci_method, n_resamples=n_resamples,
-            subsession_threshold=subsession_threshold, gen=gen,
-        )  # fmt: skip
+        out = designs.unpaired(sa.values[0], sb.values[0], opts, gen)
     v, needed = decide(
         min(out.n_a, out.n_b), out.ratio, out.ci_low, out.ci_high, out.pvalue,
         threshold=threshold, alpha=alpha,
     )  # fmt: skip
     return Comparison(
-        benchmark=benchmark,
-        estimator=estimator,
-        estimate_a=out.estimate_a,
-        estimate_b=out.estimate_b,
-        ratio=out.ratio,
-        ci_low=out.ci_low,
-        ci_high=out.ci_high,
-        confidence_level=float(confidence_level),
-        change=out.ratio - 1.0,
-        test=out.test,
-        statistic=out.statistic,
-        pvalue=out.pvalue,
-        pvalue_adjusted=None,
-        alpha=float(alpha),
-        threshold=float(threshold),
-        verdict=v,
-        paired=out.paired,
-        unit=out.unit,
-        n_a=out.n_a,
-        n_b=out.n_b,
-        effect_size=out.effect_size,
-        shift=out.shift,
-        ci_overlap=out.ci_overlap,
-        n_removed=out.n_removed,
-        drift=out.drift,
-        block_size_a=out.block_size_a,
-        block_size_b=out.block_size_b,
-        samples_needed=needed,
-        se_log=out.se_log,
-        ci_method=out.ci_method,
-        seed=seed,
-        warnings=_dedupe([*design.findings, *out.findings]),
-    )
+        benchmark=benchmark, estimator=estimator, estimate_a=out.estimate_a,
+        estimate_b=out.estimate_b, ratio=out.ratio, ci_low=out.ci_low, ci_high=out.ci_high,
+        confidence_level=float(confidence_level), change=out.ratio - 1.0, test=out.test,
+        statistic=out.statistic, pvalue=out.pvalue, pvalue_adjusted=None, alpha=float(alpha),
+        threshold=float(threshold), verdict=v, paired=out.paired, unit=out.unit, n_a=out.n_a,
+        n_b=out.n_b, effect_size=out.effect_size, shift=out.shift, ci_overlap=out.ci_overlap,
+        n_removed=out.n_removed, drift=out.drift, block_size_a=out.block_size_a,
+        block_size_b=out.block_size_b, samples_needed=needed, se_log=out.se_log,
+        ci_method=out.ci_method, seed=seed, warnings=_dedupe([*design.findings, *out.findings]),
+    )  # fmt: skip

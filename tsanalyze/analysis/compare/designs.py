@@ -31,7 +31,7 @@ from tsanalyze.stats.outliers import tukey_filter
 from tsanalyze.stats.ratio import bootstrap_ratio_ci
 from tsanalyze.stats.summary_tests import ci_overlap
 
-__all__ = ["Outcome", "paired", "run_level", "unpaired"]
+__all__ = ["Options", "Outcome", "paired", "run_level", "unpaired"]
 
 Unit = Literal["sample", "round", "run"]
 
@@ -41,9 +41,31 @@ _BOOTSTRAP_MAX_N = 5000
 
 
 @dataclass(frozen=True, slots=True)
+class Options:
+    """The settings of :func:`tsanalyze.compare` a design uses (checked there)."""
+
+    estimator: str
+    test: str
+    confidence_level: float
+    ci_method: str
+    n_resamples: int
+    subsession_threshold: float
+    tukey_k: float | None
+
+
+@dataclass(frozen=True, slots=True)
 class Outcome:
     """What one design found, before the verdict (fields as in :class:`Comparison`)."""
 
+    # the replicates: what one is, how many per side, how they were blocked or filtered
+    paired: bool
+    unit: Unit
+    n_a: int
+    n_b: int
+    block_size_a: int
+    block_size_b: int
+    n_removed: int
+    # the estimate: per side, their ratio and its CI
     estimate_a: float
     estimate_b: float
     ratio: float
@@ -51,20 +73,15 @@ class Outcome:
     ci_high: float
     se_log: float
     ci_method: str
+    # the test
     test: str
     statistic: float
     pvalue: float
-    paired: bool
-    unit: Unit
-    n_a: int
-    n_b: int
+    # effect sizes and checks
     effect_size: float
     shift: float
     ci_overlap: bool | None
-    n_removed: int
     drift: float | None
-    block_size_a: int
-    block_size_b: int
     findings: tuple[Finding, ...]
 
 
@@ -125,13 +142,11 @@ def _combined_ci(
     return math.exp(r - z * se_log), math.exp(r + z * se_log), se_log, findings
 
 
-def unpaired(
-    x: Float64Array, y: Float64Array, *, estimator: str, test: str, confidence_level: float,
-    ci_method: str, n_resamples: int, subsession_threshold: float, gen: np.random.Generator,
-) -> Outcome:  # fmt: skip
+def unpaired(x: Float64Array, y: Float64Array, opts: Options, gen: np.random.Generator) -> Outcome:
     """Two independent series: tests on subsession means, CI of the estimator ratio."""
-    bsa = subsession_block_size(x, subsession_threshold, label="a")
-    bsb = subsession_block_size(y, subsession_threshold, label="b")
+    estimator, test, confidence_level = opts.estimator, opts.test, opts.confidence_level
+    bsa = subsession_block_size(x, opts.subsession_threshold, label="a")
+    bsb = subsession_block_size(y, opts.subsession_threshold, label="b")
     findings: list[Finding] = [*bsa.warnings, *bsb.warnings]
     ma, mb = bsa.block_size, bsb.block_size
     rank_test = test == "mann-whitney" or (test == "auto" and estimator != "mean")
@@ -150,6 +165,7 @@ def unpaired(
     findings += list(res.warnings)
     fn = ESTIMATORS[estimator]
     est_a, est_b = float(fn(x)), float(fn(y))
+    ci_method = opts.ci_method
     if ci_method == "auto":
         ci_method = "bootstrap" if max(x.size, y.size) <= _BOOTSTRAP_MAX_N else "combine"
     if ci_method == "combine":
@@ -168,7 +184,7 @@ def unpaired(
     else:
         rc = bootstrap_ratio_ci(
             x, y, estimator=estimator, confidence_level=confidence_level,
-            n_resamples=n_resamples, rng=gen,
+            n_resamples=opts.n_resamples, rng=gen,
         )  # fmt: skip
         lo, hi, se_log = rc.ci_low, rc.ci_high, rc.se_log
         findings += list(rc.warnings)
@@ -185,12 +201,9 @@ def unpaired(
     )  # fmt: skip
 
 
-def paired(
-    x: Float64Array, y: Float64Array, *, estimator: str, test: str, confidence_level: float,
-    ci_method: str, n_resamples: int, subsession_threshold: float, tukey_k: float | None,
-    gen: np.random.Generator,
-) -> Outcome:  # fmt: skip
+def paired(x: Float64Array, y: Float64Array, opts: Options, gen: np.random.Generator) -> Outcome:
     """Matched rounds: Tukey filter of d = b − a, a test on its block means, joint CI."""
+    estimator, confidence_level, tukey_k = opts.estimator, opts.confidence_level, opts.tukey_k
     findings: list[Finding] = []
     d = y - x
     n_removed = 0
@@ -208,20 +221,19 @@ def paired(
                 )
             )
         x, y, d = x[tf.keep], y[tf.keep], d[tf.keep]
-    bs = subsession_block_size(d, subsession_threshold, label="differences")
+    bs = subsession_block_size(d, opts.subsession_threshold, label="differences")
     findings += bs.warnings
     m = bs.block_size
     dblocks = block_means(d, m)
     res = (
         sp.paired_t(dblocks, confidence_level=confidence_level)
-        if test == "paired-t"
+        if opts.test == "paired-t"
         else sp.wilcoxon_signed_rank(dblocks)
     )
     findings += list(res.warnings)
     fn = ESTIMATORS[estimator]
     est_a, est_b = float(fn(x)), float(fn(y))
-    if ci_method == "auto":
-        ci_method = "bootstrap"
+    ci_method = "bootstrap" if opts.ci_method == "auto" else opts.ci_method
     if ci_method == "combine":
         raise ValueError(
             "ci_method: 'combine' needs independent sides; paired data use 'bootstrap' or 't'"
@@ -242,7 +254,7 @@ def paired(
     else:
         rc = bootstrap_ratio_ci(
             x, y, estimator=estimator, paired=True, confidence_level=confidence_level,
-            n_resamples=n_resamples, rng=gen,
+            n_resamples=opts.n_resamples, rng=gen,
         )  # fmt: skip
         lo, hi, se_log = rc.ci_low, rc.ci_high, rc.se_log
         findings += list(rc.warnings)
@@ -282,12 +294,10 @@ def _run_outcome(
     )  # fmt: skip
 
 
-def run_level(
-    sa: Side, sb: Side, matched: Matched | None, *, estimator: str, confidence_level: float
-) -> Outcome:
+def run_level(sa: Side, sb: Side, matched: Matched | None, opts: Options) -> Outcome:
     """Trials: the run is the replicate. Paired runs: t on per-run log ratios; unpaired:
     Welch's t on per-run estimates (a prediction t when one side has a single run)."""
-    fn = ESTIMATORS[estimator]
+    fn = ESTIMATORS[opts.estimator]
     findings = [
         Finding(
             "run-level",
@@ -296,7 +306,7 @@ def run_level(
             "info",
         )
     ]
-    level = confidence_level
+    level = opts.confidence_level
     if matched is not None:
         ea = np.array([float(fn(a)) for a, _ in matched])
         eb = np.array([float(fn(b)) for _, b in matched])

@@ -38,28 +38,17 @@ R = TypeVar("R")
 def run_series(job: SeriesJob) -> SeriesAnalysis:
     """Analyse one series."""
     return analyze_series(
-        job.x,
-        benchmark=job.benchmark,
-        run=job.run,
-        estimator=job.estimator,
-        confidence_level=job.confidence_level,
-        raw=job.raw,
-        rng=job.seed,
-        **job.inputs,
-    )
+        job.x, benchmark=job.benchmark, run=job.run, estimator=job.estimator,
+        confidence_level=job.confidence_level, raw=job.raw, rng=job.seed, **job.inputs,
+    )  # fmt: skip
 
 
 def run_compare(job: CompareJob) -> Comparison:
     """Make one comparison (its verdict is given again after the family's adjustment)."""
     return compare(
-        job.a,
-        job.b,
-        estimator=job.estimator,
-        confidence_level=job.confidence_level,
-        benchmark=job.benchmark,
-        paired=job.paired,
-        rng=job.seed,
-    )
+        job.a, job.b, estimator=job.estimator, confidence_level=job.confidence_level,
+        benchmark=job.benchmark, paired=job.paired, rng=job.seed,
+    )  # fmt: skip
 
 
 def run_trials(job: TrialsJob) -> TrialsRow:
@@ -81,25 +70,10 @@ def run_trials(job: TrialsJob) -> TrialsRow:
                 "warning",
             )
         )
-    return TrialsRow(
-        benchmark=job.benchmark,
-        runs=tuple(job.segments),
-        n_trials=int(t.n_trials),
-        estimator=job.estimator,
-        estimate=float(t.estimate),
-        ci_low=float(t.ci_low),
-        ci_high=float(t.ci_high),
-        confidence_level=float(t.confidence_level),
-        method=str(t.method),
-        between_sd=float(t.between_sd),
-        within_se=float(t.within_se),
-        between_share=float(t.between_share),
-        heterogeneity_pvalue=float(t.heterogeneity_pvalue),
-        disagree=bool(t.disagree),
-        classifications=job.classifications,
-        consistent=consistent,
-        warnings=tuple(found),
-    )
+    return TrialsRow.of(
+        t, benchmark=job.benchmark, runs=tuple(job.segments),
+        classifications=job.classifications, consistent=consistent, warnings=tuple(found),
+    )  # fmt: skip
 
 
 class Runner:

@@ -1,20 +1,22 @@
 """The results of a run-set analysis: :class:`RunAnalysis` and the rows it holds.
 
 A :class:`ComparisonRow` is a full :class:`~tsanalyze.analysis.compare.Comparison` plus
-where it was made (which benchmarks, which runs); a :class:`TrialsRow` summarises one
-benchmark measured in several runs.
+where it was made (which benchmarks, which runs); a :class:`TrialsRow` is a full
+:class:`~tsanalyze.analysis.trials.TrialsEstimate` of one benchmark measured in several
+runs, plus the runs and whether their steady states agree.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal, TypeVar
 
 import pandas as pd
 
 from tsanalyze._result import Finding, Result
 from tsanalyze.analysis.compare import Comparison
 from tsanalyze.analysis.series import SeriesAnalysis
+from tsanalyze.analysis.trials import TrialsEstimate
 from tsanalyze.stats.estimators import LocationEstimatorName
 
 __all__ = ["MIN_TRIALS", "ComparisonRow", "RunAnalysis", "TrialsRow"]
@@ -22,12 +24,36 @@ __all__ = ["MIN_TRIALS", "ComparisonRow", "RunAnalysis", "TrialsRow"]
 #: a benchmark measured in this many runs gets a trials summary (with two runs, the
 #: run-against-run comparison already says whether they differ)
 MIN_TRIALS = 3
-#: the fields that say where a comparison of a run set was made (shown first)
-_CONTEXT = ("kind", "benchmark", "baseline_benchmark", "run", "baseline_run")
+
+R = TypeVar("R", bound="_InContext")
+
+
+class _InContext:
+    """A result of one analysis, kept whole, with where in the run set it was made
+    (``_context``: those fields come first in ``to_dict`` and ``to_frame``)."""
+
+    __slots__ = ()
+    _context: ClassVar[tuple[str, ...]] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """All fields as plain Python objects, the context first."""
+        d = Result.to_dict(self)  # type: ignore[arg-type]
+        return {**{k: d[k] for k in self._context}, **d}
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row of the scalar fields, the context first."""
+        f = Result.to_frame(self)  # type: ignore[arg-type]
+        return f[[*self._context, *(c for c in f.columns if c not in self._context)]]
+
+    @classmethod
+    def of(cls: type[R], result: Result, **context: Any) -> R:
+        """``result`` (an instance of the base result type) with its context."""
+        fields = {f.name: getattr(result, f.name) for f in dataclasses.fields(result)}
+        return cls(**{**fields, **context})
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
-class ComparisonRow(Comparison):
+class ComparisonRow(_InContext, Comparison):
     """One comparison of a run set: the full :class:`~tsanalyze.analysis.compare.Comparison`
     of a candidate series against its baseline, and where it was made.
 
@@ -49,63 +75,41 @@ class ComparisonRow(Comparison):
     family the comparison belongs to.
     """
 
+    _context = ("kind", "benchmark", "baseline_benchmark", "run", "baseline_run")
+
     benchmark: str
     kind: Literal["benchmark", "run"]
     run: str
     baseline_run: str
     baseline_benchmark: str
 
-    def to_dict(self) -> dict[str, Any]:
-        """All fields as plain Python objects, where the comparison was made first."""
-        d = Result.to_dict(self)
-        return {**{k: d[k] for k in _CONTEXT}, **d}
 
-    def to_frame(self) -> pd.DataFrame:
-        """One row of the scalar fields, where the comparison was made first."""
-        f = Result.to_frame(self)
-        return f[[*_CONTEXT, *(c for c in f.columns if c not in _CONTEXT)]]
-
-    @classmethod
-    def of(
-        cls, c: Comparison, *, kind: Literal["benchmark", "run"], run: str, baseline_run: str,
-        baseline_benchmark: str,
-    ) -> ComparisonRow:  # fmt: skip
-        """``c`` with its context."""
-        fields = {f.name: getattr(c, f.name) for f in dataclasses.fields(Comparison)}
-        return cls(
-            **fields, kind=kind, run=run, baseline_run=baseline_run,
-            baseline_benchmark=baseline_benchmark,
-        )  # fmt: skip
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class TrialsRow(Result):
-    """One benchmark measured in several runs (trials), summarised across them.
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class TrialsRow(_InContext, TrialsEstimate):
+    """One benchmark measured in several runs (trials), summarised across them: the full
+    :class:`~tsanalyze.analysis.trials.TrialsEstimate` and the runs' steady states.
 
     ``estimate``/``ci_low``/``ci_high`` come from the two-level (run, then sample)
     bootstrap of :func:`tsanalyze.analysis.trials.estimate_trials` on the stable segments;
-    ``disagree`` says the per-run estimates differ beyond their CIs (Cochran's Q);
-    ``classifications`` are the runs' steady-state classes, ``consistent`` whether they
-    all agree (Barrett et al. 2017).
+    ``disagree`` says the per-run estimates differ beyond their CIs (Cochran's Q).
+
+    Attributes
+    ----------
+    benchmark : str
+    runs : tuple of str
+        The runs (trials), in run order.
+    classifications : tuple of str
+        The runs' steady-state classes.
+    consistent : bool
+        Whether they all agree (Barrett et al. 2017).
     """
+
+    _context = ("benchmark", "runs")
 
     benchmark: str
     runs: tuple[str, ...]
-    n_trials: int
-    estimator: str
-    estimate: float
-    ci_low: float
-    ci_high: float
-    confidence_level: float
-    method: str
-    between_sd: float
-    within_se: float
-    between_share: float
-    heterogeneity_pvalue: float
-    disagree: bool
     classifications: tuple[str, ...]
     consistent: bool
-    warnings: tuple[Finding, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
