@@ -61,9 +61,7 @@ __all__ = [
     "trimmed_mean",
 ]
 
-#: Location estimators: what a comparison or a run-set analysis may use.
 LocationEstimatorName = Literal["median", "min", "mean", "trimmed_mean"]
-#: Every estimator :func:`estimate` knows: the location ones and the spreads.
 EstimatorName = Literal[LocationEstimatorName, "sd", "mad"]
 MethodName = Literal[
     "auto",
