@@ -158,9 +158,10 @@ def test_subsession_block_size_short_constant_and_labels() -> None:
     none = subsession_block_size(np.arange(500.0), fallback_blocks=None)
     assert none.block_size == 1 and "too liberal" in none.warnings[0].message
     ar = _ar1(2000, 0.7, seed=5)
-    assert subsession_block_size(ar, widen=False).block_size == subsession_block_size(
-        ar
-    ).subsession_size
+    assert (
+        subsession_block_size(ar, widen=False).block_size
+        == subsession_block_size(ar).subsession_size
+    )
 
 
 # ---------------------------------------------------------------- effective sample size
