@@ -3,6 +3,7 @@ behind each layer against the analysis it comes from, and the SVG text they rend
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import numpy as np
@@ -10,6 +11,8 @@ import pandas as pd
 import plotnine as p9
 import pytest
 
+from tsanalyze import compare
+from tsanalyze.analysis.compare import Comparison
 from tsanalyze.analysis.runset import ComparisonRow
 from tsanalyze.analysis.series import SeriesAnalysis, analyze_series
 from tsanalyze.datasets import simulate_series
@@ -114,17 +117,28 @@ def test_acf_draws_the_acf_and_its_band(warm: SeriesAnalysis) -> None:
     np.testing.assert_allclose(band["low"], -np.asarray(warm.acf_band))
 
 
-def _row(benchmark: str, ratio: float, verdict: str) -> ComparisonRow:
-    return ComparisonRow(
-        kind="run", benchmark=benchmark, baseline_benchmark=benchmark, run="new",
-        baseline_run="old", ratio=ratio, ci_low=ratio * 0.98, ci_high=ratio * 1.02,
-        confidence_level=0.95, pvalue=0.01, pvalue_adjusted=0.02, test="welch",
-        verdict=verdict, paired=False,
+@pytest.fixture(scope="module")
+def comparison() -> Comparison:
+    x = simulate_series(300, noise="gaussian", rng=4).x
+    return compare(x, x * 1.1, rng=1)
+
+
+def _row(c: Comparison, benchmark: str, ratio: float, verdict: str) -> ComparisonRow:
+    row = ComparisonRow.of(
+        c, kind="run", benchmark=benchmark, baseline_benchmark=benchmark, run="new",
+        baseline_run="old",
     )  # fmt: skip
+    return dataclasses.replace(
+        row, ratio=ratio, ci_low=ratio * 0.98, ci_high=ratio * 1.02, verdict=verdict
+    )
 
 
-def test_forest_plot_one_row_per_comparison_first_on_top() -> None:
-    rows = [_row("a", 1.10, "slower"), _row("b", 0.90, "faster"), _row("c", 1.0, "same")]
+def test_forest_plot_one_row_per_comparison_first_on_top(comparison: Comparison) -> None:
+    rows = [
+        _row(comparison, "a", 1.10, "slower"),
+        _row(comparison, "b", 0.90, "faster"),
+        _row(comparison, "c", 1.0, "same"),
+    ]
     plot = F.forest_figure(rows, ["a: new vs old", "b: new vs old", "c: new vs old"])
     frame = plot.data
     np.testing.assert_allclose(frame["ratio"], [1.10, 0.90, 1.0])
@@ -150,9 +164,9 @@ def test_svg_is_inline_deterministic_and_shows_names_as_typed(warm: SeriesAnalys
     assert not re.search(r"https?://(?!www\.w3\.org/)", svg)
 
 
-def test_a_name_holding_broken_tex_does_not_break_drawing() -> None:
+def test_a_name_holding_broken_tex_does_not_break_drawing(comparison: Comparison) -> None:
     # before: matplotlib's mathtext parsed forest labels and raised on "$\\foo{$"
-    plot = F.forest_figure([_row("b", 1.1, "slower")], ["$\\foo{$ vs x"])
+    plot = F.forest_figure([_row(comparison, "b", 1.1, "slower")], ["$\\foo{$ vs x"])
     assert "$\\foo{$ vs x" in F.to_svg(plot)
 
 
