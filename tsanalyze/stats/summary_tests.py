@@ -132,18 +132,23 @@ def welch_from_summary(
         raise InvalidArgumentError(f"alternative: must be two-sided, less or greater, got {alternative!r}")
     diff = m2 - m1
     rel = diff / m1 if m1 != 0 else math.nan
-    v1, v2 = s1 * s1 / k1, s2 * s2 / k2
-    se = math.sqrt(v1 + v2)
-    if se == 0.0:
+    # in units of c = the larger sd, so that tiny sds (1e-122) cannot underflow a variance
+    # (or its square in the Welch–Satterthwaite df) to 0; t and p are scale-free
+    c = max(s1, s2)
+    if c == 0.0:
         if diff == 0.0:
             return SummaryWelch(0.0, 1.0, math.nan, 0.0, rel, 0.0, 0.0, cl, alternative)
         t = math.copysign(math.inf, m1 - m2)
         p = {"two-sided": 0.0, "less": 0.0 if t < 0 else 1.0, "greater": 0.0 if t > 0 else 1.0}
         return SummaryWelch(t, p[alternative], math.nan, diff, rel, diff, diff, cl, alternative)
+    u1, u2 = (s1 / c) ** 2 / k1, (s2 / c) ** 2 / k2
+    se = c * math.sqrt(u1 + u2)
     res = stats.ttest_ind_from_stats(
-        m1, s1, k1, m2, s2, k2, equal_var=False, alternative=alternative
+        (m1 - m2) / c, s1 / c, k1, 0.0, s2 / c, k2, equal_var=False, alternative=alternative
     )
-    df = (v1 + v2) ** 2 / (v1 * v1 / (k1 - 1) + v2 * v2 / (k2 - 1))
+    # Welch–Satterthwaite (v1 + v2)² / (v1²/(n1−1) + v2²/(n2−1)), with the shares v / (v1 + v2)
+    w1, w2 = u1 / (u1 + u2), u2 / (u1 + u2)
+    df = 1.0 / (w1 * w1 / (k1 - 1) + w2 * w2 / (k2 - 1))
     q = float(stats.t.ppf(0.5 + cl / 2.0, df))
     return SummaryWelch(
         statistic=float(res.statistic),
