@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from tsanalyze._units import parse_unit
 from tsanalyze.io.importers._base import (
     RESERVED_COLUMNS,
     ImportedTable,
@@ -51,7 +52,6 @@ from tsanalyze.io.importers._base import (
 
 __all__ = ["CsvImporter", "parse_mapping"]
 
-_UNIT_NS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}
 _KEYS = ("time", "total", "benchmark", "evals", "run", "work", "unit", "sep")
 _AUTO = {
     "benchmark": ("benchmark", "name"),
@@ -138,8 +138,12 @@ class CsvImporter:
                 "csv import: map either time (per evaluation) or total (per sample), not both"
             )
         unit = m.get("unit", "ns")
-        if unit not in _UNIT_NS:
-            raise ValueError(f"csv import: unit must be one of ns, us, ms, s, got {unit!r}")
+        try:
+            scale = parse_unit(unit)
+        except ValueError:
+            raise ValueError(
+                f"csv import: unit must be one of ns, us, ms, s, got {unit!r}"
+            ) from None
         sep = m.get("sep") or ("\t" if Path(path).suffix.lower() in (".tsv", ".tab") else ",")
         if sep in ("tab", "\\t"):
             sep = "\t"
@@ -199,7 +203,7 @@ class CsvImporter:
                 f"line {i + 2}",
                 f"expected a time > 0 in column {tcol!r}, got {table[tcol].iloc[i]!r}",
             )
-        per_eval = times * _UNIT_NS[unit]
+        per_eval = times * scale
         if "total" in m and "time" not in m:
             per_eval = per_eval / evals
         bench = (
@@ -248,8 +252,6 @@ class CsvImporter:
                 ),
             )
         return builder.build()
-
-
 
 
 def _numbers(path: Path, column: pd.Series, name: str) -> np.ndarray:

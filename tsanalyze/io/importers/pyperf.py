@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from tsanalyze._units import parse_unit
 from tsanalyze.io.importers._base import (
     ImportedTable,
     JsonPath,
@@ -40,8 +41,6 @@ from tsanalyze.io.importers._base import (
 )
 
 __all__ = ["PyperfImporter"]
-
-_UNIT_NS = {"second": 1e9}
 
 
 class PyperfImporter:
@@ -98,7 +97,7 @@ class PyperfImporter:
                     raise run.key("metadata").error("expected an object")
                 meta = {**merged, **rmeta} if rmeta else merged
                 unit = meta.get("unit", "second")
-                scale = _UNIT_NS.get(unit)
+                scale = parse_unit(unit) if unit == "second" else None
                 if scale is None:
                     raise run.error(
                         f"expected unit 'second' (timings), got {unit!r}; tsanalyze imports timings only"
