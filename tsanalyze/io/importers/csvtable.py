@@ -39,16 +39,10 @@ import numpy as np
 import pandas as pd
 
 from tsanalyze._units import parse_unit
-from tsanalyze.io.importers._base import (
-    RESERVED_COLUMNS,
-    ImportedTable,
-    RunBuilder,
-    fail,
-    file_mtime_utc,
-    make_metadata,
-    open_text,
-    run_id,
-)
+from tsanalyze.io.importers._builder import RunBuilder
+from tsanalyze.io.importers._files import fail, file_mtime_utc, open_text
+from tsanalyze.io.importers._imported import RESERVED_COLUMNS, ImportedTable
+from tsanalyze.io.importers._metadata import make_metadata, run_id
 
 __all__ = ["CsvImporter", "parse_mapping"]
 

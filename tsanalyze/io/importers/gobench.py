@@ -36,15 +36,10 @@ from typing import Any
 import numpy as np
 
 from tsanalyze._units import parse_unit
-from tsanalyze.io.importers._base import (
-    ImportedTable,
-    RunBuilder,
-    fail,
-    file_mtime_utc,
-    make_metadata,
-    open_text,
-    run_id,
-)
+from tsanalyze.io.importers._builder import RunBuilder
+from tsanalyze.io.importers._files import fail, file_mtime_utc, open_text
+from tsanalyze.io.importers._imported import ImportedTable
+from tsanalyze.io.importers._metadata import make_metadata, run_id
 
 __all__ = ["GoBenchImporter", "unit_column"]
 
