@@ -289,16 +289,17 @@ def _n_needed(rel_interval: tuple[float, float], a: AuditRow, b: AuditRow) -> in
 def _overlap_and_timer(
     a: AuditRow, b: AuditRow, diff: float, clock_overhead_ns: float, add: Callable[..., None]
 ) -> None:
-    if a.claim != "same" and a.ci is not None and b.ci is not None and ci_overlap(*a.ci, *b.ci):
+    ca, cb = _interval(a), _interval(b)
+    if a.claim != "same" and ca is not None and cb is not None and ci_overlap(*ca, *cb):
         add(
             "ci-overlap",
             "warning",
-            f"the CIs overlap: [{_fmt(a, a.ci[0])}, {_fmt(a, a.ci[1])}] and "
-            f"[{_fmt(b, b.ci[0])}, {_fmt(b, b.ci[1])}] (Pilot's first check)",
-            ci_low=a.ci[0],
-            ci_high=a.ci[1],
-            other_ci_low=b.ci[0],
-            other_ci_high=b.ci[1],
+            f"the CIs overlap: [{_fmt(a, ca[0])}, {_fmt(a, ca[1])}] and "
+            f"[{_fmt(b, cb[0])}, {_fmt(b, cb[1])}] (Pilot's first check)",
+            ci_low=ca[0],
+            ci_high=ca[1],
+            other_ci_low=cb[0],
+            other_ci_high=cb[1],
         )
     if clock_overhead_ns <= 0 or a.quantity != "time":
         return
@@ -318,6 +319,18 @@ def _overlap_and_timer(
             estimate=diff,
             clock_overhead_per_eval=max(per_eval),
         )
+
+
+def _interval(r: AuditRow) -> tuple[float, float] | None:
+    """The claimed CI, else the t-interval of the location from its standard error."""
+    if r.ci is not None:
+        return r.ci
+    se = r.spread.se
+    if se is None:
+        return None
+    df = r.spread.df
+    q = float(stats.norm.ppf(0.5 + r.ci_level / 2) if math.isinf(df) else stats.t.ppf(0.5 + r.ci_level / 2, df))
+    return r.location.value - q * se, r.location.value + q * se
 
 
 def _fmt(r: AuditRow, v: float) -> str:
