@@ -124,6 +124,7 @@ def read_pyperf(scan: Scan) -> list[Table]:
     table = Table("pyperf", None)
     title: str | None = None
     previous: dict[str, Any] | None = None
+    unnamed = 0
     for lineno, line in scan.numbered():
         stripped = line.strip()
         if (t := _TITLE.match(line)) is not None:
@@ -155,7 +156,10 @@ def read_pyperf(scan: Scan) -> list[Table]:
                       "(the audit reads pyperf's mean and sd)")  # fmt: skip
             scan.take(lineno)
             continue
-        name = m.group("name") or title or f"benchmark {len(table.rows) + 1}"
+        name = m.group("name") or title
+        if name is None:
+            unnamed += 1
+            name = f"benchmark {unnamed}"
         title = None
         scan.take(lineno)
         scan.found("pyperf")
