@@ -106,7 +106,10 @@ def test_plus_minus_zero_percent_is_below_half_a_percent_not_zero() -> None:
     # is below 0.5%, and -0.11% cannot be told from that
     assert not c["significant"]
     assert c["pvalue_bound"] > 0.05
-    assert _codes(a, "alloc/op: Decode-4 [new]", "alloc/op: Decode-4 [base]")["difference-unconfirmed"] == "warning"
+    assert (
+        _codes(a, "alloc/op: Decode-4 [new]", "alloc/op: Decode-4 [base]")["difference-unconfirmed"]
+        == "warning"
+    )
     assert "spread-rounded" in _codes(a, "alloc/op: Decode-4 [base]")
 
 
@@ -121,7 +124,9 @@ def test_display_rounding_cannot_make_a_difference_significant() -> None:
     assert c["pvalue"] < 0.01
     assert c["pvalue_bound"] == pytest.approx(1.0) and not c["significant"]
     # exact numbers (as_printed=False) keep the old reading
-    assert bool(audit(rows, clock_overhead_ns=0.0, as_printed=False).comparisons["significant"].iloc[0])
+    assert bool(
+        audit(rows, clock_overhead_ns=0.0, as_printed=False).comparisons["significant"].iloc[0]
+    )
 
 
 def test_rounding_keeps_the_false_alarm_rate_below_alpha() -> None:
@@ -145,7 +150,9 @@ def test_rounding_keeps_the_false_alarm_rate_below_alpha() -> None:
 def _var_severity(a: Audit, name: str) -> int:
     rank = {"info": 0, "warning": 1, "serious": 2}
     codes = {"high-variation", "sd-blowup", "sample-drift", "as-variable-as"}
-    return max((rank[f.severity] for f in a.findings if f.name == name and f.code in codes), default=-1)
+    return max(
+        (rank[f.severity] for f in a.findings if f.name == name and f.code in codes), default=-1
+    )
 
 
 def test_the_outlier_model_is_never_silent_when_things_get_worse() -> None:
@@ -296,7 +303,10 @@ def test_many_comparisons_in_one_table_are_corrected() -> None:
     assert sum(f.code == "significant-before-correction" for f in a.findings) == 20
     # the source's own p-values too: benchstat v2's p=0.015 of 6 in its table
     b = _audit("benchstat_v2_two_tables.txt")
-    assert _codes(b, "Decode-4 [new.txt]", "Decode-4 [old.txt]")["claimed-significance-uncorrected"] == "warning"
+    assert (
+        _codes(b, "Decode-4 [new.txt]", "Decode-4 [old.txt]")["claimed-significance-uncorrected"]
+        == "warning"
+    )
 
 
 def test_not_significant_becomes_cannot_be_confirmed_when_the_sd_is_estimated() -> None:
@@ -304,7 +314,9 @@ def test_not_significant_becomes_cannot_be_confirmed_when_the_sd_is_estimated() 
         {"name": "a", "location": 100.0, "spread": 5.0, "n": 10, "compare_to": "b"},
         {"name": "b", "location": 101.0, "spread": 5.0, "n": 10},
     ]
-    assert "difference-not-significant" in _codes(audit(exact, clock_overhead_ns=0.0, as_printed=False), "a", "b")
+    assert "difference-not-significant" in _codes(
+        audit(exact, clock_overhead_ns=0.0, as_printed=False), "a", "b"
+    )
     bound = [dict(r, spread_kind="range") for r in exact]
     codes = _codes(audit(bound, clock_overhead_ns=0.0, as_printed=False), "a", "b")
     assert codes["difference-unconfirmed"] == "warning"
@@ -336,10 +348,31 @@ def test_unknown_columns_warn_and_known_aliases_map(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("m1", "s1", "n1", "m2", "s2", "n2"),
-    [(10.0, 1.0, 5, 11.0, 2.0, 7), (100.0, 3.0, 30, 99.0, 0.5, 4), (1.0, 0.01, 1000, 1.001, 0.02, 50)],
+    [
+        (10.0, 1.0, 5, 11.0, 2.0, 7),
+        (100.0, 3.0, 30, 99.0, 0.5, 4),
+        (1.0, 0.01, 1000, 1.001, 0.02, 50),
+    ],
 )
-def test_welch_from_standard_errors_matches_scipy(m1: float, s1: float, n1: int, m2: float, s2: float, n2: int) -> None:
+def test_welch_from_standard_errors_matches_scipy(
+    m1: float, s1: float, n1: int, m2: float, s2: float, n2: int
+) -> None:
     t, df, p = welch_from_se(m1 - m2, s1 / math.sqrt(n1), n1 - 1, s2 / math.sqrt(n2), n2 - 1)
     # reference: scipy's Welch test from summary statistics
     ref = stats.ttest_ind_from_stats(m1, s1, n1, m2, s2, n2, equal_var=False)
     assert t == pytest.approx(ref.statistic, rel=1e-12) and p == pytest.approx(ref.pvalue, rel=1e-9)
+
+
+def test_mde_for_huge_n_uses_the_normal_approximation_that_matches_t() -> None:
+    from tsanalyze.stats.summary_tests import minimum_detectable_effect
+
+    # reference: the t-based MDE at n = 10^6, where the audit switches to the normal one
+    z = stats.norm.ppf(0.975) + stats.norm.ppf(0.8)
+    assert minimum_detectable_effect(1.0, 10**6).estimate == pytest.approx(
+        z * math.sqrt(2e-6), rel=1e-6
+    )
+    a = audit(
+        [{"name": "big", "location": 100.0, "spread": 1.0, "n": 10**9}], clock_overhead_ns=0.0
+    )
+    f = next(f for f in a.findings if f.code == "min-detectable-effect")
+    assert f.numbers["estimate"] == pytest.approx(z * math.sqrt(2e-9), rel=1e-9)

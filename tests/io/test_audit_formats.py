@@ -32,9 +32,20 @@ def test_benchstat_v1_golden_output() -> None:
     # "46.9ns ± 8%  44.5ns ± 3%  -5.01%  (p=0.008 n=10+10)"
     base = rows["CRC32/poly=IEEE/size=15/align=0-8 [base]"]
     new = rows["CRC32/poly=IEEE/size=15/align=0-8 [new]"]
-    assert _vals(base, "location", "unit", "spread", "spread_unit", "n") == ("46.9", "ns", "8", "%", 10)
+    assert _vals(base, "location", "unit", "spread", "spread_unit", "n") == (
+        "46.9",
+        "ns",
+        "8",
+        "%",
+        10,
+    )
     assert _vals(base, "location_kind", "spread_kind") == ("mean", "range")
-    assert _vals(new, "location", "claimed_change", "claimed_pvalue", "n") == ("44.5", "-5.01%", "0.008", 10)
+    assert _vals(new, "location", "claimed_change", "claimed_pvalue", "n") == (
+        "44.5",
+        "-5.01%",
+        "0.008",
+        10,
+    )
     # "n=8+10": the two sides' counts; "±11%" without a space
     assert rows["CRC32/poly=IEEE/size=40/align=0-8 [base]"]["n"] == 8
     assert rows["CRC32/poly=Koopman/size=15/align=0-8 [base]"]["spread"] == "11"
@@ -45,7 +56,11 @@ def test_benchstat_v1_benchmem_tables() -> None:
     got = read_audit_file(FORMATS / "benchstat_v1_benchmem.txt")
     rows = {r["name"]: r for r in got.rows}
     # "Decode-4  1.89GB ± 0%  1.88GB ± 0%  -0.11%": bytes with decimal prefixes
-    assert _vals(rows["alloc/op: Decode-4 [base]"], "location", "unit", "spread") == ("1.89", "GB", "0")
+    assert _vals(rows["alloc/op: Decode-4 [base]"], "location", "unit", "spread") == (
+        "1.89",
+        "GB",
+        "0",
+    )
     assert rows["alloc/op: Decode-4 [new]"]["claimed_change"] == "-0.11%"
     # allocs/op "1.23M": the prefix becomes an exponent, keeping the printed digits
     assert _vals(rows["allocs/op: Decode-4 [base]"], "location", "unit") == ("1.23e6", "allocs")
@@ -61,7 +76,10 @@ def test_benchstat_v2_two_tables() -> None:
         "12.21", "m", "ci", "median",
     )  # fmt: skip
     assert _vals(rows["B/op: Decode-4 [old.txt]"], "location", "unit") == ("1.802", "MiB")
-    assert _vals(rows["allocs/op: Decode-4 [new.txt]"], "location", "claimed_pvalue") == ("12.10e3", "0.000")
+    assert _vals(rows["allocs/op: Decode-4 [new.txt]"], "location", "claimed_pvalue") == (
+        "12.10e3",
+        "0.000",
+    )
     assert rows["B/op: Encode-4 [new.txt]"]["claim"] == "same"
     assert len(rows) == 12
 
@@ -74,7 +92,9 @@ def test_go_test_lines_are_summarised_per_benchmark() -> None:
     # reference: the five printed ns/op values; b.N of the smallest batch
     assert dec["location"] == pytest.approx(sum(values) / 5)
     assert (dec["n"], dec["evals"], dec["min"], dec["max"]) == (5, 98, 12051233, 12540980)
-    assert rows["Decode-4 [B/op]"]["unit"] == "B" and rows["Decode-4 [allocs/op]"]["location"] == 12301
+    assert (
+        rows["Decode-4 [B/op]"]["unit"] == "B" and rows["Decode-4 [allocs/op]"]["location"] == 12301
+    )
     # the truncated line "2b93 ns/op" is skipped and named
     assert rows["Encode-4"]["n"] == 4
     (note,) = got.notes
@@ -91,7 +111,13 @@ def test_ipython_and_python_timeit() -> None:
     assert rows["sorted(x)"]["evals"] == 10 and rows["sorted(x)"]["n"] == 3
     # "200000 loops, best of 5: 1.17 usec per loop": the minimum of 5 runs
     best = rows["sorted(x) #4"]
-    assert _vals(best, "location", "unit", "location_kind", "n", "evals") == ("1.17", "usec", "min", 5, 200000)
+    assert _vals(best, "location", "unit", "location_kind", "n", "evals") == (
+        "1.17",
+        "usec",
+        "min",
+        5,
+        200000,
+    )
 
 
 def test_pyperf_compare_and_show_lines() -> None:
@@ -100,7 +126,12 @@ def test_pyperf_compare_and_show_lines() -> None:
     new = rows["benchmark 1 [py312]"]
     # "709 ms +- 62 ms -> [py312] 674 ms +- 59 ms: 1.05x faster"
     assert _vals(rows["benchmark 1 [py311]"], "location", "spread", "unit") == ("709", "62", "ms")
-    assert _vals(new, "location", "spread", "claim", "compare_to") == ("674", "59", "1.05x faster", "benchmark 1 [py311]")
+    assert _vals(new, "location", "spread", "claim", "compare_to") == (
+        "674",
+        "59",
+        "1.05x faster",
+        "benchmark 1 [py311]",
+    )
     assert rows["json_dumps [changed]"]["claim"] == "1.05x slower"
     assert rows["nbody [changed]"]["claim"] == "1.23x faster"
     assert rows["benchmark 2"]["location"] == "22.5"  # pyperf show
@@ -112,7 +143,14 @@ def test_hyperfine_markdown() -> None:
     rows = _rows("hyperfine.md")
     go = rows["go brute_force"]
     # "| `go brute_force` | 1.9 ± 0.1 | 1.7 | 2.6 | 1.02 ± 0.07 |", Mean [ms]
-    assert _vals(go, "location", "spread", "spread_kind", "min", "max", "unit") == ("1.9", "0.1", "sd", "1.7", "2.6", "ms")
+    assert _vals(go, "location", "spread", "spread_kind", "min", "max", "unit") == (
+        "1.9",
+        "0.1",
+        "sd",
+        "1.7",
+        "2.6",
+        "ms",
+    )
     assert _vals(go, "compare_to", "claim") == ("rust brute_force", "1.02x slower")
     assert "compare_to" not in rows["rust brute_force"]  # the reference row: "1.00"
     assert rows["python brute_force"]["claim"] == "26.17x slower"
@@ -122,7 +160,14 @@ def test_hyperfine_markdown() -> None:
 def test_hyperfine_console() -> None:
     rows = _rows("hyperfine_console.txt")
     fd = rows["fd -e jpg"]
-    assert _vals(fd, "location", "spread", "min", "max", "n", "unit") == ("302.5", "4.3", "296.0", "310.9", 10, "ms")
+    assert _vals(fd, "location", "spread", "min", "max", "n", "unit") == (
+        "302.5",
+        "4.3",
+        "296.0",
+        "310.9",
+        10,
+        "ms",
+    )
     find = rows["find . -iname '*.jpg'"]
     # "fd -e jpg ran 27.12 ± 0.45 times faster than find": the find row is 27.12× slower
     assert _vals(find, "compare_to", "claim", "unit") == ("fd -e jpg", "27.12x slower", "s")
@@ -149,7 +194,13 @@ def test_criterion_console() -> None:
     rows = _rows("criterion.txt")
     fib = rows["fib 20"]
     # "time: [26.029 µs 26.251 µs 26.505 µs]", "change: [-7.0921% -6.3184% -5.5218%] (p = 0.00 < 0.05)"
-    assert _vals(fib, "ci_low", "location", "ci_high", "unit", "n") == ("26.029", "26.251", "26.505", "µs", 100)
+    assert _vals(fib, "ci_low", "location", "ci_high", "unit", "n") == (
+        "26.029",
+        "26.251",
+        "26.505",
+        "µs",
+        100,
+    )
     assert _vals(fib, "claimed_change_low", "claimed_change", "claimed_change_high", "claimed_pvalue") == (
         "-7.0921%", "-6.3184%", "-5.5218%", "0.00",
     )  # fmt: skip
@@ -183,7 +234,14 @@ def test_benchmarktools_old_display() -> None:
     rows = _rows("benchmarktools_old.txt")
     alog = rows["alog(x)"]
     # "minimum time: 212.000 ns (0.00% GC)" ... "maximum time: 2.704 μs (96.03% GC)"
-    assert _vals(alog, "min", "median", "mean", "unit", "n", "evals") == ("212.000", "248.000", "290.132", "ns", 10000, 512)
+    assert _vals(alog, "min", "median", "mean", "unit", "n", "evals") == (
+        "212.000",
+        "248.000",
+        "290.132",
+        "ns",
+        10000,
+        512,
+    )
     # the maximum printed in μs, written in the row's ns keeping its digits
     assert alog["max"] == "2.704e3"
     assert _vals(alog, "gc_share", "gc_max") == ("3.21%", "96.03%")
@@ -192,7 +250,11 @@ def test_benchmarktools_old_display() -> None:
 
 def test_btime_lines() -> None:
     rows = _rows("btime.txt")
-    assert _vals(rows["fast_sum($x)"], "location", "unit", "location_kind") == ("4.123", "μs", "min")
+    assert _vals(rows["fast_sum($x)"], "location", "unit", "location_kind") == (
+        "4.123",
+        "μs",
+        "min",
+    )
     assert rows["slow_sum($x)"]["location"] == "112.560"
 
 
@@ -200,7 +262,14 @@ def test_google_benchmark_console() -> None:
     rows = _rows("gbench.txt")
     m = rows["BM_memcpy/8"]
     # aggregates: "_mean 2.53 ns ... 3", "_stddev 0.070 ns", "_median 2.50 ns"
-    assert _vals(m, "location", "spread", "median", "n", "evals", "unit") == ("2.53", "0.070", "2.50", 3, 280000000, "ns")
+    assert _vals(m, "location", "spread", "median", "n", "evals", "unit") == (
+        "2.53",
+        "0.070",
+        "2.50",
+        3,
+        280000000,
+        "ns",
+    )
     one = rows["BM_StringCreation"]
     assert _vals(one, "location", "n", "evals") == ("5.12", 1, 136440611)
 
@@ -226,7 +295,12 @@ def test_many_formats_in_one_paste() -> None:
         for f in ("libtest.txt", "criterion.txt", "hyperfine.md", "btime.txt")
     )
     got = read_text(text, "mix.txt")
-    assert set(got.formats) == {"libtest", "criterion", "hyperfine markdown", "BenchmarkTools @btime"}
+    assert set(got.formats) == {
+        "libtest",
+        "criterion",
+        "hyperfine markdown",
+        "BenchmarkTools @btime",
+    }
     assert len(got.rows) == 3 + 3 + 3 + 2
     assert got.notes == ()
 

@@ -32,7 +32,12 @@ def test_benchstat_text_line_from_seed004() -> None:
     # seed 004, first table: "Atomic/with-timer-8  32.6ns ± 7%"
     (row,) = parse_audit_text("name  time/op\nAtomic/with-timer-8  32.6ns ± 7%\n", "b.txt")
     assert row["name"] == "Atomic/with-timer-8" and row["source"] == "b.txt:2"
-    assert (row["location"], row["unit"], row["spread"], row["spread_unit"]) == ("32.6", "ns", "7", "%")
+    assert (row["location"], row["unit"], row["spread"], row["spread_unit"]) == (
+        "32.6",
+        "ns",
+        "7",
+        "%",
+    )
     # benchstat v1: "±" is the largest deviation from the mean; go test batches b.N
     # iterations per clock read and runs every sample in one process
     assert row["spread_kind"] == "range" and row["location_kind"] == "mean"

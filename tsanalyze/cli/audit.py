@@ -64,7 +64,7 @@ def audit(
         typer.Option(
             "--exact",
             help="Take printed numbers as exact (default: as intervals of their last digit).",
-        ),  # fmt: skip
+        ),
     ] = False,
 ) -> None:
     """Audit published numbers: dispersion and n, variation and σ-blowup, claimed

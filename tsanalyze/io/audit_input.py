@@ -227,9 +227,11 @@ def _csv_rows(raw: str, source: str, notes: list[Finding]) -> list[dict[str, Any
     reader = csv.DictReader(io.StringIO("\n".join(ln for _, ln in lines)))
     recs: list[Mapping[str, Any]] = []
     linenos: list[int] = []
+    header = False
     try:
         if not reader.fieldnames:
             raise AuditInputError(f"{source}: empty CSV (no header row)")
+        header = True
         for r in reader:
             lineno = lines[min(reader.line_num, len(lines)) - 1][0]
             if None in r:
@@ -239,7 +241,8 @@ def _csv_rows(raw: str, source: str, notes: list[Finding]) -> list[dict[str, Any
             recs.append({str(k).strip(): v for k, v in r.items()})
             linenos.append(lineno)
     except csv.Error as exc:
-        at = lines[min(max(reader.line_num, 1), len(lines)) - 1][0] if lines else 1
+        k = reader.line_num + 1 if header else max(reader.line_num, 1)
+        at = lines[min(k, len(lines)) - 1][0] if lines else 1
         raise AuditInputError(
             f"{source}:{at}: cannot read as CSV ({one_line(str(exc), 120)})"
         ) from None

@@ -329,7 +329,11 @@ def _interval(r: AuditRow) -> tuple[float, float] | None:
     if se is None:
         return None
     df = r.spread.df
-    q = float(stats.norm.ppf(0.5 + r.ci_level / 2) if math.isinf(df) else stats.t.ppf(0.5 + r.ci_level / 2, df))
+    q = float(
+        stats.norm.ppf(0.5 + r.ci_level / 2)
+        if math.isinf(df)
+        else stats.t.ppf(0.5 + r.ci_level / 2, df)
+    )
     return r.location.value - q * se, r.location.value + q * se
 
 

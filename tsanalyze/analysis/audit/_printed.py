@@ -82,13 +82,13 @@ def read_printed(value: Any, *, as_printed: bool = True, rounding: Rounding = "n
     """
     text = _text_of(value)
     if text is None:
-        raise ValueError(f"expected a number, got {value!r}")
+        raise ValueError(f"expected a number, got {value!r:.40}")
     try:
         f = float(text)
     except ValueError:
-        raise ValueError(f"expected a number, got {value!r}") from None
+        raise ValueError(f"expected a number, got {value!r:.40}") from None
     if not math.isfinite(f):
-        raise ValueError(f"must be finite, got {value!r}")
+        raise ValueError(f"must be finite, got {value!r:.40}")
     if not as_printed:
         return Printed.exact(f)
     step = printed_step(text)

@@ -133,6 +133,15 @@ class AuditRow:
         return self.spread.sd / self.location.value
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: Any, limit: int = 80) -> str:
+    """``text`` for a one-line message: control characters escaped, at most ``limit``."""
+    s = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text).replace("\n", " "))
+    return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
 def _missing(v: Any) -> bool:
     if v is None:
         return True
@@ -166,10 +175,10 @@ class _RowChecker:
         self.as_printed = as_printed
         src = rec.get("source")
         name = rec.get("name")
-        self.source = str(src) if not _missing(src) else f"row {index + 1}"
+        self.source = printable(src, 200) if not _missing(src) else f"row {index + 1}"
         label = self.source
         if not _missing(name):
-            label += f" ({name!s:.80})"
+            label += f" ({printable(name)})"
         self.label = label
         self.rounding: Rounding = "nearest"
 
@@ -182,7 +191,7 @@ class _RowChecker:
         if _missing(v):
             return None
         if isinstance(v, bool):
-            raise self.fail(field, f"expected a number, got {v!r}")
+            raise self.fail(field, f"expected a number, got {v!r:.40}")
         pct = False
         if isinstance(v, str) and v.strip().endswith("%"):
             if not percent_ok:
@@ -210,7 +219,7 @@ class _RowChecker:
         f = p.value / 100.0 if pct else p.value
         if not 0.0 <= f <= 1.0:
             raise self.fail(
-                field, f"must be a share in [0, 1] (or 0-100%), got {self.rec[field]!r}"
+                field, f"must be a share in [0, 1] (or 0-100%), got {self.rec[field]!r:.40}"
             )
         return f
 
