@@ -357,7 +357,7 @@ def test_unknown_columns_warn_and_known_aliases_map(tmp_path: Path) -> None:
 def test_welch_from_standard_errors_matches_scipy(
     m1: float, s1: float, n1: int, m2: float, s2: float, n2: int
 ) -> None:
-    t, df, p = welch_from_se(m1 - m2, s1 / math.sqrt(n1), n1 - 1, s2 / math.sqrt(n2), n2 - 1)
+    t, _df, p = welch_from_se(m1 - m2, s1 / math.sqrt(n1), n1 - 1, s2 / math.sqrt(n2), n2 - 1)
     # reference: scipy's Welch test from summary statistics
     ref = stats.ttest_ind_from_stats(m1, s1, n1, m2, s2, n2, equal_var=False)
     assert t == pytest.approx(ref.statistic, rel=1e-12) and p == pytest.approx(ref.pvalue, rel=1e-9)
