@@ -376,3 +376,15 @@ def test_mde_for_huge_n_uses_the_normal_approximation_that_matches_t() -> None:
     )
     f = next(f for f in a.findings if f.code == "min-detectable-effect")
     assert f.numbers["estimate"] == pytest.approx(z * math.sqrt(2e-9), rel=1e-9)
+
+
+@pytest.mark.parametrize("df", [1.0, 4.0, 29.0, 1e6, math.inf])
+def test_fast_t_functions_match_scipy_stats(df: float) -> None:
+    from tsanalyze.analysis.audit._spread import t_quantile, t_sf
+
+    # reference: scipy.stats.t (norm for infinite df)
+    dist = stats.norm if math.isinf(df) else stats.t(df)
+    for q in (0.6, 0.975, 0.9995):
+        assert t_quantile(q, df) == pytest.approx(dist.ppf(q), rel=1e-12)
+    for x in (0.1, 2.0, 8.0):
+        assert t_sf(x, df) == pytest.approx(dist.sf(x), rel=1e-10)

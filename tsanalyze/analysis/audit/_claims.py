@@ -16,13 +16,12 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from scipy import stats
-
 from tsanalyze._result import Severity
 from tsanalyze._units import format_time
 from tsanalyze.analysis.audit._printed import Printed
 from tsanalyze.analysis.audit._results import AuditFinding
 from tsanalyze.analysis.audit._rows import AuditRow
+from tsanalyze.analysis.audit._spread import t_quantile, t_sf
 from tsanalyze.errors import AuditInputError
 from tsanalyze.stats.summary_tests import ci_overlap
 
@@ -64,7 +63,7 @@ def welch_from_se(
         v2 * v2 / df2 if math.isfinite(df2) else 0.0
     )
     df = v * v / denom if denom > 0 else math.inf
-    p = 2.0 * float(stats.norm.sf(abs(t)) if math.isinf(df) else stats.t.sf(abs(t), df))
+    p = 2.0 * t_sf(abs(t), df)
     return t, df, min(1.0, p)
 
 
@@ -183,9 +182,7 @@ def test_claim(a: AuditRow, b: AuditRow, clock_overhead_ns: float, alpha: float)
             low_abs * lb.value, sa.se_high or sa.se, sa.df, sb.se_high or sb.se, sb.df
         )
         se_diff = math.sqrt(sa.se**2 + sb.se**2)
-        crit = float(
-            stats.norm.ppf(1 - alpha / 2) if math.isinf(df) else stats.t.ppf(1 - alpha / 2, df)
-        )
+        crit = float(t_quantile(1 - alpha / 2, df))
         row.update(
             statistic=t, pvalue=p, pvalue_bound=max(p, p_bound), df=df,
             ci_low=diff - crit * se_diff, ci_high=diff + crit * se_diff,
@@ -329,11 +326,7 @@ def _interval(r: AuditRow) -> tuple[float, float] | None:
     if se is None:
         return None
     df = r.spread.df
-    q = float(
-        stats.norm.ppf(0.5 + r.ci_level / 2)
-        if math.isinf(df)
-        else stats.t.ppf(0.5 + r.ci_level / 2, df)
-    )
+    q = t_quantile(0.5 + r.ci_level / 2, df)
     return r.location.value - q * se, r.location.value + q * se
 
 
@@ -419,7 +412,7 @@ def claim_findings(
         add("claimed-same-but-different", "warning",
             f"claimed no difference, but {pct} is significant: {what}", **nums)  # fmt: skip
     else:
-        z = float(stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power))
+        z = t_quantile(1 - alpha / 2, math.inf) + t_quantile(power, math.inf)
         mde = z * test.se_diff_high
         add(
             "no-difference-found",

@@ -13,12 +13,11 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from scipy import stats
-
 from tsanalyze._result import Severity
 from tsanalyze._units import format_time
 from tsanalyze.analysis.audit._results import SEVERITY_RANK, AuditFinding
 from tsanalyze.analysis.audit._rows import AuditRow
+from tsanalyze.analysis.audit._spread import t_quantile
 from tsanalyze.stats.outliers import outlier_variance
 from tsanalyze.stats.summary_tests import ci_consistency, minimum_detectable_effect
 
@@ -252,7 +251,7 @@ def _mde_and_ci(r: AuditRow, alpha: float, power: float, add: Callable[..., None
         if r.n > NORMAL_N:
             # the noncentral-t power integral does not converge for such n; the normal
             # MDE agrees with it to 6 digits from n = 10^6 on
-            z = float(stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power))
+            z = t_quantile(1 - alpha / 2, math.inf) + t_quantile(power, math.inf)
             mde_est = z * r.sd * math.sqrt(2.0 / r.n)
             rel = mde_est / r.location.value
         else:

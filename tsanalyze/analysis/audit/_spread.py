@@ -15,11 +15,18 @@ import dataclasses
 import math
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 
 from tsanalyze.analysis.audit._printed import Printed
 
-__all__ = ["MEDIAN_SE_FACTOR", "Spread", "derive_spread", "median_ci_coverage"]
+__all__ = [
+    "MEDIAN_SE_FACTOR",
+    "Spread",
+    "derive_spread",
+    "median_ci_coverage",
+    "t_quantile",
+    "t_sf",
+]
 
 #: normal-theory efficiency of the median: se(median) ~ sqrt(pi/2) sd / sqrt(n)
 MEDIAN_SE_FACTOR = math.sqrt(math.pi / 2.0)
@@ -53,6 +60,17 @@ class Spread:
         return self.source.endswith("-bound") or self.n_source == "bound"
 
 
+def t_quantile(q: float, df: float) -> float:
+    """Student-t quantile (normal for infinite df): ``scipy.special.stdtrit``/``ndtri``,
+    the functions behind ``scipy.stats.t.ppf``, without its per-call overhead."""
+    return float(special.ndtri(q) if math.isinf(df) else special.stdtrit(df, q))
+
+
+def t_sf(x: float, df: float) -> float:
+    """Student-t survival function (normal for infinite df), as ``scipy.stats.t.sf``."""
+    return float(special.ndtr(-x) if math.isinf(df) else special.stdtr(df, -x))
+
+
 def median_ci_coverage(n: int, level: float) -> float:
     """Actual coverage of the narrowest order-statistic CI ``[x(k), x(n−k+1)]`` of the
     median whose coverage is at least ``level`` (``[min, max]`` when none reaches it).
@@ -64,7 +82,7 @@ def median_ci_coverage(n: int, level: float) -> float:
     n = int(n)
     if n < 2:
         return 0.0
-    z = float(stats.norm.ppf(0.5 + level / 2.0))
+    z = t_quantile(0.5 + level / 2.0, math.inf)
     # candidate k near the normal approximation, searched a few steps either way
     k0 = max(1, math.floor(n / 2.0 - z * math.sqrt(n) / 2.0))
     ks = np.arange(max(1, k0 - 3), min(n // 2, k0 + 4) + 1)
@@ -109,13 +127,13 @@ def _n_lower_bound(estimators: dict[str, Printed], sd_high: float | None) -> flo
 
 def _se_from_half(half: float, n: int | None, kind: str, level: float) -> float:
     if n is None or n < 2:
-        return half / float(stats.norm.ppf(0.5 + level / 2.0))
+        return half / t_quantile(0.5 + level / 2.0, math.inf)
     if kind == "median":
         # a distribution-free CI of the median [x(k), x(n-k+1)] covers more than the
         # nominal level for small n (n = 10 at 95%: 97.85%); use its actual coverage
         cover = median_ci_coverage(n, level)
-        return half / float(stats.norm.ppf(0.5 + cover / 2.0))
-    return half / float(stats.t.ppf(0.5 + level / 2.0, n - 1))
+        return half / t_quantile(0.5 + cover / 2.0, math.inf)
+    return half / t_quantile(0.5 + level / 2.0, n - 1)
 
 
 def derive_spread(
