@@ -79,6 +79,17 @@ def _check_audit(rows: list[dict[str, Any]], notes: Any, source: str) -> None:
     assert a.comparisons["pvalue_bound"].dropna().between(0.0, 1.0).all()
 
 
+def _read_and_audit(p: Path) -> None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", AuditInputWarning)
+            got = read_audit_file(p)
+    except AuditInputError as exc:
+        _one_line_naming(exc, str(p))
+        return
+    _check_audit(got.rows, got.notes, str(p))
+
+
 @_FUZZ
 @given(_TEXT)
 def test_text_reader_fuzz(text: str) -> None:
@@ -98,14 +109,7 @@ def test_file_reader_fuzz_on_bytes(
 ) -> None:
     p = tmp_path_factory.mktemp("fuzz") / f"input{suffix}"
     p.write_bytes(data)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", AuditInputWarning)
-            got = read_audit_file(p)
-    except AuditInputError as exc:
-        _one_line_naming(exc, str(p))
-        return
-    _check_audit(got.rows, got.notes, str(p))
+    _read_and_audit(p)
 
 
 _SCALAR = st.one_of(
@@ -143,14 +147,7 @@ def test_structured_reader_fuzz(
         # JSON is YAML too: the same text exercises both parsers
         text = json.dumps(records, default=str)
         p.write_text(text, encoding="utf-8")
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", AuditInputWarning)
-            got = read_audit_file(p)
-    except AuditInputError as exc:
-        _one_line_naming(exc, str(p))
-        return
-    _check_audit(got.rows, got.notes, str(p))
+    _read_and_audit(p)
 
 
 # ------------------------------------------------------------ cases fuzzing found
