@@ -15,6 +15,7 @@ import math
 import re
 from typing import Any
 
+from tsanalyze._units import parse_unit
 from tsanalyze.io.audit_text._scan import NUM, Scan, Table, clean_number
 
 __all__ = ["read_jmh"]
@@ -25,7 +26,6 @@ _HEADER = re.compile(
 _MODES = ("thrpt", "avgt", "sample", "ss")
 _TIME_PER_OP = re.compile(r"^(ns|us|µs|ms|s)/op$")
 _OPS_PER_TIME = re.compile(r"^ops/(ns|us|µs|ms|s)$")
-_SHIFT = {"ns": 9, "us": 6, "µs": 6, "ms": 3, "s": 0}
 
 
 def read_jmh(scan: Scan) -> list[Table]:
@@ -91,7 +91,8 @@ def _row(scan: Scan, lineno: int, name: str, values: list[str], mode: str,
     if (t := _TIME_PER_OP.match(unit)) is not None:
         out_unit, value, err = t.group(1), clean_number(score), error
     elif (r := _OPS_PER_TIME.match(unit)) is not None:
-        shift = _SHIFT[r.group(1)]
+        # ops per ms/us/ns as ops per second: a power-of-ten shift keeps the printed digits
+        shift = round(math.log10(parse_unit("s") / parse_unit(r.group(1))))
         out_unit = "ops/s"
         value = f"{clean_number(score)}e{shift}" if shift else clean_number(score)
         err = None if error is None else (f"{clean_number(error)}e{shift}" if shift else error)
