@@ -76,6 +76,7 @@ QUANTITY_UNITS: Mapping[str, tuple[str, str, float]] = MappingProxyType(
         "KiB": ("bytes", "B", 1024.0),
         "MiB": ("bytes", "B", 1024.0**2),
         "GiB": ("bytes", "B", 1024.0**3),
+        "TiB": ("bytes", "B", 1024.0**4),
         "allocs": ("count", "allocs", 1.0),
         "B/s": ("rate", "B/s", 1.0),
         "MB/s": ("rate", "B/s", 1e6),

@@ -9,13 +9,11 @@ import re
 from typing import Any
 
 from tsanalyze._result import Finding, Severity
-from tsanalyze._units import SCALE_PREFIXES, TIME_UNITS
 
-__all__ = ["NUM", "Scan", "Table", "clean_number", "one_line", "split_quantity"]
+__all__ = ["FOOTNOTES", "NUM", "Scan", "Table", "clean_number", "one_line"]
 
 #: a printed number: digits with optional thousands separators, decimals and exponent
 NUM = r"[-+−]?(?:\d[\d,_]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
-_QUANTITY = re.compile(rf"^(?P<value>{NUM})\s*(?P<unit>[^\s\d]*)$")
 #: footnote marks benchstat v2 appends (``± ∞ ¹``)
 FOOTNOTES = "¹²³⁴⁵⁶⁷⁸⁹⁰"
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -32,23 +30,6 @@ def clean_number(text: str) -> str:
     """The printed number without thousands separators (``10,025`` -> ``10025``), its
     digits otherwise kept."""
     return text.replace(",", "").replace("_", "").replace("−", "-")
-
-
-def split_quantity(token: str) -> tuple[str, str] | None:
-    """``"46.55n"`` -> ``("46.55", "n")``, ``"1.89GB"`` -> ``("1.89", "GB")``; None when
-    ``token`` is not a number with an optional unit or prefix."""
-    m = _QUANTITY.match(token.strip())
-    if m is None:
-        return None
-    return clean_number(m.group("value")), m.group("unit")
-
-
-def is_time_unit(unit: str) -> bool:
-    return unit in TIME_UNITS
-
-
-def is_scale_prefix(unit: str) -> bool:
-    return unit in SCALE_PREFIXES
 
 
 @dataclasses.dataclass(slots=True)

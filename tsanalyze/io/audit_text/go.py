@@ -24,6 +24,7 @@ import re
 import statistics
 from typing import Any
 
+from tsanalyze._units import QUANTITY_UNITS, SCALE_PREFIXES
 from tsanalyze.io.audit_text._scan import FOOTNOTES, NUM, Scan, Table, clean_number
 
 __all__ = ["read_benchstat", "read_go_test"]
@@ -49,8 +50,19 @@ _GO_HEADER = re.compile(r"^(goos|goarch|pkg|cpu):\s")
 _V1_UNITS = {"time/op": "time", "alloc/op": "bytes", "allocs/op": "count"}
 _V2_UNITS = {"sec/op": "time", "B/op": "bytes", "allocs/op": "count"}
 _DERIVED = ("speed", "B/s", "MB/s")
-_DECIMAL = {"": 0, "k": 3, "K": 3, "M": 6, "G": 9, "T": 12}
-_BINARY = {"Ki": "KiB", "Mi": "MiB", "Gi": "GiB", "Ti": "TiB"}
+
+
+def _scaled(value: str, prefix: str, base: str) -> tuple[str, str] | None:
+    """``value`` with an SI or binary ``prefix`` of ``base``, keeping the printed digits:
+    decimal prefixes become an exponent (``12.30k`` -> ``12.30e3``), binary ones a unit
+    (``1.802Mi`` B -> ``1.802`` MiB)."""
+    scale = SCALE_PREFIXES.get(prefix)
+    if scale is None:
+        return None
+    if prefix.endswith("i"):
+        return (value, f"{prefix}{base}") if f"{prefix}{base}" in QUANTITY_UNITS else None
+    shift = round(math.log10(scale))
+    return (f"{value}e{shift}" if shift else value), base
 
 
 def _value_unit(value: str, suffix: str, quantity: str, v2: bool) -> tuple[str, str] | None:
@@ -61,16 +73,10 @@ def _value_unit(value: str, suffix: str, quantity: str, v2: bool) -> tuple[str, 
             return value, suffix or "s"
         return (value, suffix) if suffix else None
     if quantity == "bytes":
-        if suffix in _BINARY:
-            return value, _BINARY[suffix]
-        if suffix in ("B", "kB", "KB", "MB", "GB", "TB"):
+        if suffix in QUANTITY_UNITS and QUANTITY_UNITS[suffix][0] == "bytes":
             return value, suffix
-        if suffix in _DECIMAL:  # v2 B/op without a binary prefix
-            return (f"{value}e{_DECIMAL[suffix]}" if _DECIMAL[suffix] else value), "B"
-        return None
-    if suffix in _DECIMAL:
-        return (f"{value}e{_DECIMAL[suffix]}" if _DECIMAL[suffix] else value), "allocs"
-    return None
+        return _scaled(value, suffix, "B")
+    return _scaled(value, suffix, "allocs")
 
 
 def read_benchstat(scan: Scan, spread_kind: str | None) -> list[Table]:
