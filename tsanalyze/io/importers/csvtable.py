@@ -147,8 +147,10 @@ class CsvImporter:
                 io.StringIO(text), sep=sep, dtype=str, keep_default_na=False, skip_blank_lines=True
             )
         except (pd.errors.ParserError, _csv.Error) as exc:
+            # pandas' tokenizer messages end in a newline: keep the error on one line
+            why = " ".join(str(exc).split())
             raise fail(
-                path, "", f"expected a {'TSV' if sep == chr(9) else 'CSV'} table ({exc})"
+                path, "", f"expected a {'TSV' if sep == chr(9) else 'CSV'} table ({why})"
             ) from exc
         except pd.errors.EmptyDataError as exc:
             raise fail(path, "line 1", "expected a header row, the file is empty") from exc
