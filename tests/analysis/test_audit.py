@@ -191,9 +191,7 @@ def test_spread_conversions() -> None:
     # 1 - 2 * 11/1024 (binomial), so se = 3 / z_{(1+cover)/2} and sd = se sqrt(n) / sqrt(pi/2)
     cover = 1 - 2 * 11 / 1024
     se = 3.0 / stats.norm.ppf(0.5 + cover / 2)
-    assert rows.loc["ci-median", "sd"] == pytest.approx(
-        se * math.sqrt(10) / math.sqrt(math.pi / 2)
-    )
+    assert rows.loc["ci-median", "sd"] == pytest.approx(se * math.sqrt(10) / math.sqrt(math.pi / 2))
     assert rows.loc["ci-median", "ci_low"] == pytest.approx(97.0)
 
 
