@@ -174,6 +174,22 @@ def _posterior_t(r: Float64Array, level: float) -> tuple[float, float, float]:
     return tq, med, steep
 
 
+def _hit_gap(count: int, beta: float) -> float:
+    """How far (in ticks) below the minimum's cell the floor can be when that cell holds
+    ``count`` samples and none lies below it.
+
+    With the floor ``d`` ticks under a cell of one tick and ``P(X <= floor + x) ~ x^2``
+    (a density growing no faster than linearly from the floor, tail index <= 2), the
+    expected count under the cell is ``r = d^2 / (2 d + 1)`` times the cell's; given
+    ``count`` samples in the two, none falls under the cell with probability
+    ``(1 + r)^-count``. The largest ``d`` with that probability at least ``beta`` solves
+    ``r = beta^(-1/count) - 1``: ``d = r + sqrt(r^2 + r)`` (0.9 ticks for 12 samples, 7.4
+    for 2).
+    """
+    r = beta ** (-1.0 / count) - 1.0
+    return r + math.sqrt(r * r + r)
+
+
 def _block_minima(a: Float64Array, block: int) -> Float64Array:
     m = a.size // block
     head = a[: m * block].reshape(m, block).min(axis=1)
@@ -292,16 +308,35 @@ def floor_interval(
                 "serious",
             )
         )
-    if c1 >= 2 and half == 0.0:
+    # a clock counting ticks records a time at the floor in one of two neighbouring cells,
+    # so a lone minimum a tick under a crowded cell is a hit too (cells of two ticks)
+    c2 = int(np.count_nonzero(a == x1 + t.tick)) if half > 0 and c1 == 1 else 0
+    if c1 >= 2 or c2 >= 2:
+        # the floor is hit: an atom of the distribution (the delay model's evaluations
+        # that nothing delayed), or on a grid the floor's cell reached again and again
+        if half == 0.0:
+            found.append(
+                Finding(
+                    "floor-hit",
+                    f"the minimum occurs {c1} times: the floor is hit (an atom of the "
+                    "distribution); its interval is that value",
+                    "info",
+                )
+            )
+            return out(x1, x1, "floor-hit")
+        count, cells = (c1, 1) if c1 >= 2 else (1 + c2, 2)
+        gap = _hit_gap(count, 1.0 - cl) * cells * t.tick
+        what = f"occurs {c1} times" if c1 >= 2 else f"has {c2} samples a tick above it"
         found.append(
             Finding(
                 "floor-hit",
-                f"the minimum occurs {c1} times: the floor is hit (an atom of the "
-                "distribution); its interval is that value",
+                f"the minimum {what} on a grid of {t.tick:.4g}: the floor's cell is hit; its "
+                f"interval is that value ± one tick, extended {gap:.3g} below for a floor "
+                "just under the cell that no sample reached",
                 "info",
             )
         )
-        return out(x1, x1, "floor-hit")
+        return out(x1 - t.tick - gap, x1 + t.tick, "floor-hit")
     if kk < _FLOOR_MIN_K:
         found.append(
             Finding("floor-too-few", f"{n} sample(s): no interval for the floor", "serious")
@@ -309,7 +344,7 @@ def floor_interval(
         return out(math.nan, math.nan, "none")
     y = _spread_ties(low, a, t.tick) if half > 0 else low
     span = float(y[-1] - y[0])
-    if span <= 0.0:  # all k values equal, exact values: handled as a floor hit above
+    if span <= 0.0:  # pragma: no cover - k equal values are a floor hit (handled above)
         return out(x1 - t.tick, x1 + t.tick, "floor-hit")
     tq, alpha, steep = _posterior_t((y - y[0]) / span, cl)
     # a clock that counts ticks records a time with up to a whole tick of error either
@@ -319,20 +354,10 @@ def floor_interval(
     hi = x1 + t.tick
     if half > 0:
         lo = min(lo, x1 - t.tick)
-    method = "floor-hit" if c1 >= 2 else "floor-endpoint"
-    if c1 >= 2:
-        found.append(
-            Finding(
-                "floor-hit",
-                f"the minimum occurs {c1} times on a grid of {t.tick:.4g}: the floor's grid "
-                "cell is hit; its interval is that cell, extended below by "
-                f"{max(0.0, x1 - t.tick - lo):.4g} for the chance that the floor lies just under it",
-                "info",
-            )
-        )
-    # on a grid, a floor hit or a lower end within two ticks of the minimum locates the
-    # floor as well as the clock allows, whatever the shape of a tail a few cells long
-    located = c1 >= 2 or (t.tick > 0 and x1 - lo <= 2.0 * t.tick)
+    method = "floor-endpoint"
+    # on a grid, a lower end within two ticks of the minimum locates the floor as well as
+    # the clock allows, whatever the shape of a tail a few cells long
+    located = t.tick > 0 and x1 - lo <= 2.0 * t.tick
     if located:
         pass
     elif steep > 0.5:
