@@ -28,6 +28,7 @@ from tsanalyze.stats.autocorrelation import autocorrelation
 from tsanalyze.stats.estimators import ESTIMATORS, LocationEstimatorName, estimate
 from tsanalyze.stats.multimodality import modes as find_modes
 from tsanalyze.stats.outliers import outlier_variance, tukey_fences
+from tsanalyze.stats.ticks import TickArg
 from tsanalyze.stats.timer import timer_check
 
 __all__ = ["SeriesAnalysis", "analyze_series", "series_inputs"]
@@ -354,7 +355,7 @@ def analyze_series(
 
     # issue 23: the timer's resolution per evaluation (the grid of the values is added)
     precision = (timer or {}).get("precision_ns")
-    tick: float | Literal["auto"] = "auto"
+    tick: TickArg = "auto"
     if isinstance(precision, (int, float)) and math.isfinite(precision) and precision > 0:
         tick = float(precision) / evals
     est = estimate(seg, estimator, confidence_level=confidence_level, rng=gen, tick=tick)
