@@ -180,6 +180,9 @@ class Estimate(Result):
     relative_halfwidth : float
         max(ci_high / estimate - 1, 1 - ci_low / estimate) (benchstat's "±").
     warnings : tuple of Finding
+    tick : float
+        Grid step of the values the interval accounts for (0: taken as exact); the
+        interval of the median, mean and trimmed mean is ``tick / 2`` wider on each side.
     """
 
     estimator: str
@@ -197,6 +200,7 @@ class Estimate(Result):
     seed: int | None
     relative_halfwidth: float
     warnings: tuple[Finding, ...] = ()
+    tick: float = 0.0
 
 
 def _relhw(est: float, lo: float, hi: float) -> float:
@@ -403,7 +407,7 @@ def estimate(
             "relative_halfwidth": _relhw(est, lo, hi),
         }
         fields.update(kw)
-        return Estimate(**fields, warnings=tuple(found))
+        return Estimate(**fields, warnings=tuple(found), tick=tk.tick)
 
     if n < 3 or (estimator in ("sd", "mad") and n < 4):
         r1, m = (lag1(a) if n >= 2 else math.nan), None
