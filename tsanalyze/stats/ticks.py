@@ -41,6 +41,9 @@ __all__ = [
 #: what ``tick=`` accepts: a step (same unit as the values), "auto" (detect) or None (off)
 TickArg = float | Literal["auto"] | None
 
+#: distinct values a grid is first looked for among (then checked on all)
+_HEAD = 256
+
 #: a grid is looked for only from this many samples on (a handful of round numbers always
 #: sits on some grid; the same rule as :func:`tsanalyze.stats.timer.quantisation`)
 MIN_DETECT = 20
@@ -91,9 +94,18 @@ def detect_grid(x: ArrayLike, *, min_size: int = MIN_DETECT) -> float | None:
     a = as_series_array(x, "x", min_size=1)
     if a.size < min_size:
         return None
-    d = a - a.min()
-    if not np.any(d > 0):
+    d = np.unique(a - a.min())
+    if d.size < 2:
         return None
+    # a grid is found (or not) among the smallest distinct values first, then checked on
+    # all of them: continuous values are rejected without testing every candidate step
+    # on every value (3 s on 10^6 values, 1 ms this way)
+    step = detect_tick(d[:_HEAD])
+    if step is None or d.size <= _HEAD:
+        return step
+    r = d / step
+    if float(np.abs(r - np.rint(r)).max()) <= max(1e-6, 8.0 * np.finfo(np.float64).eps * r[-1]):
+        return step
     return detect_tick(d)
 
 
