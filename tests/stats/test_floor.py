@@ -169,6 +169,24 @@ def test_block_minima_for_dependent_samples() -> None:
     assert e.effective_n == pytest.approx(math.ceil(2000 / e.subsession_size))
 
 
+def test_edge_cases() -> None:
+    from tsanalyze.errors import NotEnoughData
+
+    with pytest.raises(NotEnoughData):
+        floor_interval([])
+    one = floor_interval([5.0])
+    assert one.method == "none" and math.isnan(one.ci_low) and one.estimate == 5.0
+    assert "floor-too-few" in one.warning_codes
+    const = floor_interval(np.full(30, 7.0))
+    assert (const.ci_low, const.ci_high, const.method) == (7.0, 7.0, "floor-hit")
+    neg = floor_interval(lower_tail("exponential", 500, np.random.default_rng(12), -3.0))
+    assert neg.ci_low < -3.0 < neg.ci_high
+    # huge n: at most 1000 order statistics, and quick
+    big = floor_interval(lower_tail("exponential", 400_000, np.random.default_rng(13)))
+    assert big.k == 1000 and big.method == "floor-endpoint"
+    assert 0.0 < big.distance < 1e-3 and 0.5 < big.tail_index < 2.0
+
+
 def test_validation() -> None:
     x = lower_tail("exponential", 50, np.random.default_rng(10))
     with pytest.raises(ValueError, match="block"):
