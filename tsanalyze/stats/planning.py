@@ -161,15 +161,9 @@ def plan_samples(
         detect_difference=float(detect_difference),
         power=float(power),
     )
-    if not (math.isfinite(h) and e.estimate != 0):
-        found.append(
-            Finding(
-                "no-plan",
-                "the samples at hand give no finite relative interval to extrapolate from; "
-                "collect more samples first",
-                "warning",
-            )
-        )
+
+    def no_plan(code: str, message: str) -> SamplePlan:
+        found.append(Finding(code, message, "warning"))
         return SamplePlan(
             **common,  # type: ignore[arg-type]
             samples_needed=None,
@@ -178,28 +172,23 @@ def plan_samples(
             reached=False,
             samples_per_side=None,
             warnings=tuple(found),
+        )
+
+    if not (math.isfinite(h) and e.estimate != 0):
+        return no_plan(
+            "no-plan",
+            "the samples at hand give no finite relative interval to extrapolate from; "
+            "collect more samples first",
         )
     # the timer's tick widens the interval by a fixed tick / 2 that more samples do not
     # shrink (issue 23): only the rest of the half-width scales as 1 / sqrt(n)
     h_tick = 0.5 * e.tick / abs(e.estimate)
     if h_tick >= target:
-        found.append(
-            Finding(
-                "plan-tick-limit",
-                f"the timer's tick alone makes the interval ±{h_tick:.2%}, at least the "
-                f"±{target:.2%} target: no number of samples reaches it; a finer clock or "
-                "more evaluations per sample will",
-                "warning",
-            )
-        )
-        return SamplePlan(
-            **common,  # type: ignore[arg-type]
-            samples_needed=None,
-            samples_more=None,
-            time_more_ns=math.nan,
-            reached=False,
-            samples_per_side=None,
-            warnings=tuple(found),
+        return no_plan(
+            "plan-tick-limit",
+            f"the timer's tick alone makes the interval ±{h_tick:.2%}, at least the "
+            f"±{target:.2%} target: no number of samples reaches it; a finer clock or more "
+            "evaluations per sample will",
         )
     need = n * (max(h - h_tick, 0.0) / (target - h_tick)) ** 2
     need_i = int(math.ceil(need / m) * m)
