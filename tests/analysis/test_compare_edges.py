@@ -53,8 +53,12 @@ def test_fine_grid_keeps_same_possible() -> None:
     c = compare(a, b, rng=2)
     exact = compare(a, b, rng=2, tick=None)
     assert c.verdict == "same"
-    assert c.ci_low == pytest.approx(exact.ci_low * (1 - 0.5 / c.estimate_b) / (1 + 0.5 / c.estimate_a))
-    assert c.ci_high == pytest.approx(exact.ci_high * (1 + 0.5 / c.estimate_b) / (1 - 0.5 / c.estimate_a))
+    assert c.ci_low == pytest.approx(
+        exact.ci_low * (1 - 0.5 / c.estimate_b) / (1 + 0.5 / c.estimate_a)
+    )
+    assert c.ci_high == pytest.approx(
+        exact.ci_high * (1 + 0.5 / c.estimate_b) / (1 - 0.5 / c.estimate_a)
+    )
 
 
 def test_tick_from_run_metadata() -> None:

@@ -51,7 +51,10 @@ def test_resolve_tick() -> None:
     assert (t.tick, t.source) == (25.0, "detected")
     assert t.share == pytest.approx(25.0 / np.median(grid))
     # the values cannot be finer than they are: the larger step wins
-    assert (resolve_tick(grid, 1.0).tick, resolve_tick(grid, 1.0).source) == (25.0, "metadata+detected")
+    assert (resolve_tick(grid, 1.0).tick, resolve_tick(grid, 1.0).source) == (
+        25.0,
+        "metadata+detected",
+    )
     assert (resolve_tick(cont, 0.5).tick, resolve_tick(cont, 0.5).source) == (0.5, "metadata")
     assert (resolve_tick(grid, None).tick, resolve_tick(grid, None).source) == (0.0, "none")
     assert resolve_tick(cont).source == "none"
