@@ -9,6 +9,7 @@ in parallel, one series per worker.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -28,6 +29,7 @@ from tsanalyze.stats.autocorrelation import autocorrelation
 from tsanalyze.stats.estimators import ESTIMATORS, LocationEstimatorName, estimate
 from tsanalyze.stats.multimodality import multimodality
 from tsanalyze.stats.outliers import outlier_variance, tukey_fences
+from tsanalyze.stats.ticks import TickArg
 from tsanalyze.stats.timer import timer_check
 
 __all__ = ["SeriesAnalysis", "analyze_series", "series_inputs"]
@@ -254,7 +256,8 @@ def analyze_series(
         expresses the removed warm-up in seconds and feeds the timer checks.
     timer : mapping, optional
         The run's ``timer`` metadata (``overhead_ns``, ``precision_ns``, ``accuracy_ns``)
-        for the timer checks (seed 004, seed 000, seed 003).
+        for the timer checks (seed 004, seed 000, seed 003); ``precision_ns / evals`` is
+        the tick the estimate's interval accounts for.
     rng : int, Generator or None
         Randomness for the bootstrap; the seed is recorded on the result.
 
@@ -351,7 +354,12 @@ def analyze_series(
             )
         )
 
-    est = estimate(seg, estimator, confidence_level=confidence_level, rng=gen)
+    # issue 23: the timer's resolution per evaluation (the grid of the values is added)
+    precision = (timer or {}).get("precision_ns")
+    tick: TickArg = "auto"
+    if isinstance(precision, (int, float)) and math.isfinite(precision) and precision > 0:
+        tick = float(precision) / evals
+    est = estimate(seg, estimator, confidence_level=confidence_level, rng=gen, tick=tick)
     findings.extend(est.warnings)
 
     desc = {

@@ -36,7 +36,8 @@ __all__ = [
 ]
 
 RunsMeta = Mapping[str, Mapping[str, Any]]
-_COMPARE_COLUMNS = ("run", "round", "sample", "time_ns")
+#: evals: compare() turns the run's timer resolution into a per-evaluation tick (issue 23)
+_COMPARE_COLUMNS = ("run", "round", "sample", "evals", "time_ns")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
