@@ -432,13 +432,20 @@ def test_output_directory_errors(tmp_path: Path, clk: Clock) -> None:
         collect({"a": _noop}, tmp_path, rounds=1, clock=clk, progress=False)
 
 
-def test_row_groups_are_written_as_rounds_accumulate(tmp_path: Path, clk: Clock) -> None:
+def test_rounds_reach_the_partial_as_they_accumulate(tmp_path: Path, clk: Clock) -> None:
+    import pyarrow.ipc as ipc
+
     sizes: list[int] = []
+    flushed: dict[int, int] = {}
 
     def watch(n: int) -> None:
         partial = [p for p in tmp_path.iterdir() if p.name.endswith(".partial")]
         assert len(partial) == 1 and not (tmp_path / "g.parquet").exists()
         sizes.append(partial[0].stat().st_size)
+        if n in (10, 30):
+            # the partial is a readable stream of every flushed (finished) round
+            with ipc.open_stream(partial[0]) as reader:
+                flushed[n] = sum(b.num_rows for b in reader)
 
     rec = collect(
         {"a": _noop, "b": _noop},
@@ -450,9 +457,11 @@ def test_row_groups_are_written_as_rounds_accumulate(tmp_path: Path, clk: Clock)
         on_round=watch,
         progress=False,
     )
-    md = pq.read_metadata(rec.path)
-    assert md.num_rows == 100 and md.num_row_groups == 5
+    # flush_rows=20 with 2 rows a round: a flush after rounds 10, 20, 30, ...
+    assert flushed == {10: 20, 30: 60}
+    assert pq.read_metadata(rec.path).num_rows == 100
     assert sizes[-1] > sizes[0]  # the temporary file grows while collecting
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.parquet"]
     with pytest.raises(ValueError, match="flush_rows"):
         collect({"a": _noop}, tmp_path / "h.parquet", rounds=1, clock=clk, flush_rows=0)
 
@@ -500,11 +509,25 @@ def test_auto_evals_make_samples_pass_the_reports_timer_checks(tmp_path: Path, c
         collect({"short": short}, tmp_path / "x.parquet", rounds=3, min_sample_ns=-1.0)
 
 
-def test_collector_timer_limits_mirror_the_reports() -> None:
-    # the collector may not import the analysis side; its copies of the limits must agree
-    from tsanalyze.collector import _collect
+def test_timer_limits_are_declared_once_for_both_sides() -> None:
+    # the collector may not import the analysis side: both import the limits from the
+    # stdlib leaf tsanalyze.timer_limits, and neither keeps a copy of its own
+    import ast
+    import inspect
+
+    from tsanalyze import timer_limits
+    from tsanalyze.collector import calibration
     from tsanalyze.stats import timer
 
-    assert _collect.OVERHEAD_SHARE_LIMIT == timer.OVERHEAD_SHARE_LIMIT
-    assert _collect.ACCURACY_SHARE_LIMIT == timer.ACCURACY_SHARE_LIMIT
-    assert _collect.PRECISION_FACTOR == timer.PRECISION_FACTOR
+    names = ("OVERHEAD_SHARE_LIMIT", "ACCURACY_SHARE_LIMIT", "PRECISION_FACTOR")
+    for module in (calibration, timer):
+        assigned = {
+            t.id
+            for node in ast.walk(ast.parse(inspect.getsource(module)))
+            if isinstance(node, (ast.Assign, ast.AnnAssign))
+            for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+            if isinstance(t, ast.Name)
+        }
+        assert not assigned & set(names), module.__name__
+        for name in names:
+            assert getattr(module, name) is getattr(timer_limits, name)

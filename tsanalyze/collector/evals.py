@@ -10,20 +10,44 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["EvalsChoice", "choose_evals", "oracle", "oracle_j"]
+__all__ = ["EvalsChoice", "check_oracle", "choose_evals", "oracle", "oracle_j"]
 
 
-def _oracle_iv(
-    tau_prec: float, tau_acc: float, a: float | None, b: float, j_max: int | None
+def _number(v: object) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def check_oracle(
+    tau_prec: float | None,
+    tau_acc: float | None,
+    a: float | None,
+    b: float,
+    j_max: int | None,
 ) -> None:
+    """Raise ``ValueError`` naming the parameter when oracle settings are out of range.
+
+    ``tau_prec`` or ``tau_acc`` may be None (not measured yet): what can be checked
+    without it is checked.
+    """
     for name, v in (("tau_prec", tau_prec), ("tau_acc", tau_acc)):
-        if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
+        if v is not None and not (_number(v) and v > 0):
             raise ValueError(f"{name} must be a finite number > 0, got {v!r}")
-    if tau_acc < tau_prec:
-        raise ValueError(f"tau_acc ({tau_acc}) must be >= tau_prec ({tau_prec})")
-    if a is not None and not (math.isfinite(a) and a > 0):
+    if tau_prec is not None and tau_acc is not None:
+        if tau_acc < tau_prec:
+            raise ValueError(f"tau_acc ({tau_acc}) must be >= tau_prec ({tau_prec})")
+        if not math.isfinite(tau_acc / tau_prec):
+            raise ValueError(
+                f"tau_acc / tau_prec overflows ({tau_acc!r} / {tau_prec!r}); "
+                "the two must be within 1e308 of each other"
+            )
+    if a is not None and not (_number(a) and a > 0):
         raise ValueError(f"a must be a finite number > 0, got {a!r}")
-    if not (math.isfinite(b) and 0 < b < 1):
+    if a is None and tau_prec is not None and not math.isfinite(0.009 / tau_prec):
+        raise ValueError(
+            f"tau_prec is too small ({tau_prec!r}): the default steepness a = 0.009 / tau_prec "
+            "overflows; give a"
+        )
+    if not (_number(b) and 0 < b < 1):
         raise ValueError(f"b must be in (0, 1), got {b!r}")
     if j_max is not None and (isinstance(j_max, bool) or not isinstance(j_max, int) or j_max < 1):
         raise ValueError(f"j_max must be an integer >= 1, got {j_max!r}")
@@ -31,7 +55,7 @@ def _oracle_iv(
 
 def oracle_j(tau_prec: float, tau_acc: float, j_max: int | None = None) -> int:
     """Return j = ⌈τ_acc / τ_prec⌉ (at least 1, at most ``j_max``): the largest useful evals."""
-    _oracle_iv(tau_prec, tau_acc, None, 0.5, j_max)
+    check_oracle(tau_prec, tau_acc, None, 0.5, j_max)
     j = max(1, math.ceil(tau_acc / tau_prec - 1e-9))
     return min(j, j_max) if j_max is not None else j
 
@@ -88,7 +112,7 @@ def oracle(
     >>> oracle(1000.0, tau_prec=1.0, tau_acc=1000.0)
     1
     """
-    _oracle_iv(tau_prec, tau_acc, a, b, j_max)
+    check_oracle(tau_prec, tau_acc, a, b, j_max)
     if math.isnan(t):
         raise ValueError("t must not be NaN")
     j = oracle_j(tau_prec, tau_acc, j_max)
@@ -210,7 +234,7 @@ def choose_evals(
     seed 000: Chen, Revels, Edelman, "Robust benchmarking in noisy environments"
     (IEEE HPEC 2016), §IV-A, Algorithm 1.
     """
-    _oracle_iv(tau_prec, tau_acc, a, b, j_max)
+    check_oracle(tau_prec, tau_acc, a, b, j_max)
     if not max_time_ns > 0:
         raise ValueError(f"max_time_ns must be > 0, got {max_time_ns!r}")
     if not (math.isfinite(min_sample_ns) and min_sample_ns >= 0):
