@@ -155,3 +155,152 @@ def test_ctrl_c_on_a_terminal_also_hitting_the_command(tmp_path: Path) -> None:
     rounds = sorted({r["round"] for r in rows})
     assert rounds == list(range(len(rounds))) and len(rounds) >= seen
     assert len(rows) == 2 * len(rounds)
+
+
+# --- a second Ctrl-C (issue 18): the finished rounds must survive it -----------------------
+FAST_SCRIPT = """
+import sys
+from tsanalyze.collector import collect
+
+def a():
+    pass
+
+def b():
+    pass
+
+def c():
+    sum(range(100))
+
+def report(n):
+    if n % 1000 == 0:
+        print("ROUND", n, flush=True)
+
+# default flush settings: every finished round stays in memory until the end (10 s /
+# 100k rows), so writing the file at the end takes long enough for a second signal to land
+rec = collect({"a": a, "b": b, "c": c}, sys.argv[1], rounds=10**9, evals=1, seed=7,
+              clock="perf_counter", on_round=report, progress=False)
+print("DONE", rec.rounds, rec.interrupted, rec.metadata["collector"]["stop_reason"], flush=True)
+"""
+
+
+def _double_signal(tmp_path: Path, gap: float, wait_rounds: int) -> tuple[int, int, str, str]:
+    script = tmp_path / "fast_script.py"
+    script.write_text(FAST_SCRIPT)
+    out = tmp_path / "run.parquet"
+    proc = subprocess.Popen(
+        [sys.executable, str(script), str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        seen = _wait_rounds(proc, wait_rounds)
+        proc.send_signal(signal.SIGINT)
+        time.sleep(gap)
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, stderr[-2000:]
+    table = pq.read_table(out)
+    return seen, len(set(table.column("round").to_pylist())), stdout, stderr
+
+
+@pytest.mark.parametrize("gap", [0.05, 0.02, 0.005, 0.001])
+def test_two_sigints_keep_every_finished_round(tmp_path: Path, gap: float) -> None:
+    # issue 18: two SIGINTs 50 ms apart lost the whole run (only the .partial was left)
+    # when the second one landed while the file was being written. Several gaps, so that
+    # the second signal lands in the loop, in the write, and between the two.
+    seen, kept, stdout, _ = _double_signal(tmp_path, gap, 20000)
+    assert kept >= seen
+    done = stdout.split("DONE")[1].split()
+    assert int(done[0]) == kept and done[1] == "True"  # rounds_completed = rounds in the file
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".partial")] == []
+
+
+STARTUP_MODULE = """
+import sys, time
+print("IMPORTED", file=sys.stderr, flush=True)
+
+def s1():
+    time.sleep(0.01)
+
+def s2():
+    time.sleep(0.01)
+"""
+
+
+def test_ctrl_c_during_start_up_is_one_line_and_exit_130(tmp_path: Path) -> None:
+    # evals="auto" on two 10 ms targets: about a second of start-up (clock calibration,
+    # timer measurement, Algorithm 1) in which the signal lands
+    (tmp_path / "startup_mod.py").write_text(STARTUP_MODULE)
+    out = tmp_path / "run.parquet"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tsanalyze", "collect", str(out), "-p", "a=startup_mod:s1",
+         "-p", "b=startup_mod:s2", "--rounds", "3"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )  # fmt: skip
+    try:
+        assert proc.stderr is not None
+        assert proc.stderr.readline().startswith("IMPORTED")  # the targets are imported:
+        time.sleep(0.3)  # collect() is calibrating
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130, stderr
+    assert stderr.strip().splitlines() == [
+        "tsanalyze: interrupted by SIGINT during start-up (clock calibration, timer "
+        "measurement, choice of evals); nothing was recorded"
+    ]
+    assert list(p.name for p in tmp_path.iterdir() if "run" in p.name) == []
+
+
+CLI_MODULE = """
+def noop():
+    pass
+"""
+
+
+def test_cli_interrupted_run_says_what_was_kept_and_exits_130(tmp_path: Path) -> None:
+    (tmp_path / "cli_sig_mod.py").write_text(CLI_MODULE)
+    out = tmp_path / "run.parquet"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tsanalyze", "collect", str(out), "-p", "a=cli_sig_mod:noop",
+         "-p", "b=cli_sig_mod:noop", "--rounds", "1000000000", "--evals", "1",
+         "--clock", "perf_counter"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while not any(p.name.endswith(".partial") for p in tmp_path.iterdir()):
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.01)
+        time.sleep(0.3)
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.01)
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130, stderr
+    rounds = len(set(pq.read_table(out).column("round").to_pylist()))
+    assert stdout.startswith(f"wrote {out}")
+    assert stderr.strip().splitlines() == [
+        f"tsanalyze: interrupted by SIGINT; kept the {rounds} finished rounds "
+        f"({2 * rounds} samples) in {out}"
+    ]

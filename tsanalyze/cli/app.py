@@ -53,6 +53,7 @@ def _register() -> None:
     app.command("collect")(__import__("tsanalyze.cli.collect", fromlist=["collect"]).collect)
     app.command("report")(__import__("tsanalyze.cli.report", fromlist=["report"]).report)
     app.command("compare")(__import__("tsanalyze.cli.compare", fromlist=["compare"]).compare)
+    app.command("recover")(__import__("tsanalyze.cli.recover", fromlist=["recover"]).recover)
 
 
 _register()

@@ -14,7 +14,12 @@ __all__ = ["EvalsChoice", "check_oracle", "choose_evals", "oracle", "oracle_j"]
 
 
 def _number(v: object) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    if not isinstance(v, (int, float)) or isinstance(v, bool):
+        return False
+    try:
+        return math.isfinite(v)
+    except OverflowError:  # an int beyond the float range
+        return False
 
 
 def check_oracle(
@@ -44,8 +49,8 @@ def check_oracle(
         raise ValueError(f"a must be a finite number > 0, got {a!r}")
     if a is None and tau_prec is not None and not math.isfinite(0.009 / tau_prec):
         raise ValueError(
-            f"tau_prec is too small ({tau_prec!r}): the default steepness a = 0.009 / tau_prec "
-            "overflows; give a"
+            f"tau_prec is too small ({tau_prec!r}): the default steepness 0.009 / tau_prec "
+            "overflows"
         )
     if not (_number(b) and 0 < b < 1):
         raise ValueError(f"b must be in (0, 1), got {b!r}")

@@ -136,12 +136,13 @@ def _int_in(value: object, low: int, high: int) -> bool:
 
 
 def _finite(value: object, low: float, *, strict: bool) -> bool:
-    return (
-        isinstance(value, (int, float))
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-        and (value > low if strict else value >= low)
-    )
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return False
+    try:
+        v = float(value)
+    except OverflowError:  # an int beyond the float range
+        return False
+    return math.isfinite(v) and (v > low if strict else v >= low)
 
 
 def _targets_iv(benchmarks: object, gc: GcMode) -> dict[str, Target]:

@@ -26,7 +26,13 @@ import pyarrow.ipc as ipc
 
 from tsanalyze import schema
 from tsanalyze.collector.metadata import utc_now
-from tsanalyze.collector.writer import ARROW_SCHEMA, PARTIAL_MARKER, is_locked, write_run
+from tsanalyze.collector.writer import (
+    ARROW_SCHEMA,
+    PARTIAL_MARKER,
+    describe_os_error,
+    is_locked,
+    write_run,
+)
 from tsanalyze.errors import CollectorError, InvalidRunError, RunExistsError
 
 __all__ = ["PartialRunWarning", "Recovery", "default_output", "leftover_partials", "recover"]
@@ -288,5 +294,5 @@ def recover(
     try:
         path, written = write_run(_batches(src, rows), meta, out)
     except OSError as exc:
-        raise CollectorError(f"cannot write {out}: {exc.strerror or _first_line(exc)}") from None
+        raise CollectorError(f"cannot write {out}: {describe_os_error(exc)}") from None
     return Recovery(path, src, meta["run"], written, rounds, truncated, meta)

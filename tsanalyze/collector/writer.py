@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -47,6 +48,7 @@ __all__ = [
     "RunWriter",
     "SampleRow",
     "check_output",
+    "describe_os_error",
     "is_locked",
     "write_run",
 ]
@@ -109,12 +111,14 @@ def check_output(path: Path, overwrite: bool) -> None:
         raise CollectorError(f"output directory {path.parent} does not exist")
 
 
-def _describe(exc: OSError) -> str:
-    if exc.errno is not None and exc.strerror:
-        return exc.strerror
+def describe_os_error(exc: OSError) -> str:
+    """The OS's words for a failed write ("No space left on device"), also from pyarrow."""
+    if isinstance(exc.errno, int) and exc.errno > 0:
+        return os.strerror(exc.errno)  # pyarrow puts its whole message in strerror
     text = str(exc)
-    if "errno 28" in text.lower() or "no space left" in text.lower():
-        return os.strerror(errno.ENOSPC)
+    m = re.search(r"\[errno (\d+)\]", text, re.IGNORECASE)
+    if m:
+        return os.strerror(int(m.group(1)))
     return text.splitlines()[0] if text else type(exc).__name__
 
 
@@ -310,11 +314,14 @@ class RunWriter:
                 ARROW_SCHEMA.with_metadata(meta),
                 options=ipc.IpcWriteOptions(compression=codec),
             )
+            # an empty batch puts the schema (with the metadata) and the benchmark names
+            # on disk now, so that even a run killed before its first flush is identified
+            self._write_batch(self._empty_batch())
         except OSError as exc:
             self._release()
             with contextlib.suppress(OSError):
                 self.partial.unlink()
-            raise CollectorError(f"cannot create {self.partial}: {_describe(exc)}") from None
+            raise CollectorError(f"cannot create {self.partial}: {describe_os_error(exc)}") from None
 
     def _lock(self) -> None:
         if fcntl is None:  # pragma: no cover - Windows
@@ -367,6 +374,15 @@ class RunWriter:
             schema=ARROW_SCHEMA,
         )
 
+    def _empty_batch(self) -> pa.RecordBatch:
+        arrays = [
+            pa.DictionaryArray.from_arrays(pa.array([], pa.int32()), self._dictionary)
+            if f.name == "benchmark"
+            else pa.array([], f.type)
+            for f in ARROW_SCHEMA
+        ]
+        return pa.RecordBatch.from_arrays(arrays, schema=ARROW_SCHEMA)
+
     def _write_batch(self, batch: pa.RecordBatch) -> None:
         """Append one batch to the partial (the one place that writes during sampling)."""
         self._stream.write_batch(batch)
@@ -388,7 +404,7 @@ class RunWriter:
         try:
             self._write_batch(batch)
         except OSError as exc:
-            self.write_error = f"cannot write {self.partial}: {_describe(exc)}"
+            self.write_error = f"cannot write {self.partial}: {describe_os_error(exc)}"
             raise
         self.rows_written += batch.num_rows
         self._rows.clear()
@@ -400,7 +416,7 @@ class RunWriter:
             try:
                 stream.close()
             except OSError as exc:
-                self.write_error = f"cannot write {self.partial}: {_describe(exc)}"
+                self.write_error = f"cannot write {self.partial}: {describe_os_error(exc)}"
         if sink is not None:
             with contextlib.suppress(OSError):
                 sink.close()
@@ -432,17 +448,17 @@ class RunWriter:
             path, rows = write_run(
                 self._all_batches(pending), metadata, self.path, overwrite=self.overwrite
             )
+        except RunExistsError:  # (an OSError too) the run went beside the path
+            self._discard_partial()
+            raise
         except OSError as exc:
             self._release()
             lost = f" (the last {len(pending)} samples could not be saved)" if pending else ""
             raise CollectorError(
-                f"cannot write {self.path}: {_describe(exc)}; the {self.rows_written} samples "
-                f"recorded before are kept in {self.partial}{lost}: free space, then run "
-                f"`tsanalyze recover {self.partial}`"
+                f"cannot write {self.path}: {describe_os_error(exc)}; the {self.rows_written} "
+                f"samples recorded before are kept in {self.partial}{lost}: free space, then "
+                f"run `tsanalyze recover {self.partial}`"
             ) from None
-        except RunExistsError:
-            self._discard_partial()
-            raise
         self.rows_written = rows
         self._rows.clear()
         self._discard_partial()
@@ -453,15 +469,18 @@ class RunWriter:
         left = self.rows_written
         if left:
             with pa.OSFile(str(self.partial)) as source:
-                for batch in ipc.open_stream(source):
-                    if left <= 0:
-                        break
+                reader = ipc.open_stream(source)
+                while left > 0:  # never read past them: a failed write may have left a torn block
+                    try:
+                        batch = reader.read_next_batch()
+                    except StopIteration:
+                        raise OSError(
+                            errno.EIO, f"{self.partial} holds fewer rows than were written"
+                        ) from None
                     if batch.num_rows > left:
                         batch = batch.slice(0, left)
                     left -= batch.num_rows
                     yield batch
-            if left:
-                raise OSError(errno.EIO, f"{self.partial} holds fewer rows than were written")
         if pending:
             yield self._batch(pending)
 
