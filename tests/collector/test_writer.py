@@ -204,3 +204,26 @@ def test_describe_os_error() -> None:
     # pyarrow's errors carry the errno only in their text
     text = OSError("Error writing bytes to file. Detail: [errno 28] No space left on device")
     assert w.describe_os_error(text) == "No space left on device"
+
+
+def test_stop_abandons_the_conversion_and_keeps_the_partial(tmp_path: Path) -> None:
+    out = tmp_path / "s.parquet"
+    wr = _writer(out)
+    wr.extend(_rows(3))
+    wr.flush()
+    wr.extend(_rows(2, first_round=3))  # pending: goes to the partial before converting
+    asked: list[int] = []
+
+    def stop() -> bool:
+        asked.append(1)
+        return len(asked) >= 2  # the user insisted while the file was being written
+
+    with pytest.raises(w.WriteAborted) as info:
+        wr.close(_meta(), stop=stop)
+    assert str(info.value) == (
+        f"the 10 samples recorded are kept in {wr.partial}: `tsanalyze recover "
+        f"{wr.partial}` turns them into s.parquet"
+    )
+    assert not out.exists() and not w.is_locked(wr.partial)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [wr.partial.name]  # no temporary
+    assert _partial_rows(wr.partial)[0] == 10

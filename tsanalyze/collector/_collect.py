@@ -12,6 +12,7 @@ Standard library, ctypes and pyarrow only; imports nothing from the analysis lay
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import time
 import warnings
@@ -28,9 +29,9 @@ from tsanalyze.collector.progress import Progress
 from tsanalyze.collector.recover import PartialRunWarning, leftover_partials
 from tsanalyze.collector.sampling import sample_rounds
 from tsanalyze.collector.schedule import make_schedule
-from tsanalyze.collector.signals import Interruptions
+from tsanalyze.collector.signals import CollectorInterrupted, Interruptions
 from tsanalyze.collector.targets import GcMode, close_sampler, make_sampler
-from tsanalyze.collector.writer import RunWriter
+from tsanalyze.collector.writer import RunWriter, WriteAborted
 from tsanalyze.errors import CollectorError
 
 __all__ = ["Recording", "collect"]
@@ -317,7 +318,15 @@ def _record(
             msg = outcome.error or "no sample was recorded"
             raise CollectorError(f"{msg}; nothing was written to {plan.output}")
         final = finished_metadata(meta, outcome.to_metadata(), run_check(clk, bracket0))
-        path = writer.close(final)
+        try:
+            path = writer.close(final, stop=interrupts.wants_out)
+        except WriteAborted as exc:
+            name = interrupts.signal_name or "SIGINT"
+            raise CollectorInterrupted(
+                f"interrupted by {name} while writing {plan.output}; {exc}",
+                name,
+                interrupts.signal_number or signal.SIGINT,
+            ) from None
         if outcome.error is not None:
             raise CollectorError(
                 f"{outcome.error}; the {writer.rows_written} samples recorded so far were "

@@ -10,9 +10,10 @@ A run goes through three phases, and a signal means something different in each:
     unfinished round (it is raised as :class:`KeyboardInterrupt` inside the sample being
     taken, never while finished rounds are handed to the writer).
 ``finishing``
-    The finished rounds are being written under the final name. Every signal is
-    deferred: the write is short and bounded, and stopping it half-way is what used
-    to lose the whole run.
+    The finished rounds are being written under the final name. A signal is deferred:
+    the write is short, and stopping it half-way is what used to lose the whole run.
+    Two signals received in this phase ask to abandon the write (:attr:`wants_out`);
+    every sample is in the ``.partial`` by then, and the message says how to recover it.
 
 Standard library only.
 """
@@ -77,6 +78,7 @@ class Interruptions:
         self.signal_name: str | None = None
         self.signal_number: int | None = None
         self.critical = False
+        self.finishing_count = 0
         self._raised = False
 
     @property
@@ -84,9 +86,15 @@ class Interruptions:
         """True once a second signal asked to drop the unfinished round."""
         return self.count >= 2
 
+    def wants_out(self) -> bool:
+        """True once two signals arrived while the run file was being written."""
+        return self.finishing_count >= 2
+
     def handler(self, signum: int, frame: FrameType | None) -> None:
         """The signal handler (installed by :meth:`installed`)."""
         self.count += 1
+        if self.phase == "finishing":
+            self.finishing_count += 1
         if self.signal_name is None:
             self.signal_name = signal.Signals(signum).name
             self.signal_number = signum

@@ -24,7 +24,7 @@ import errno
 import os
 import re
 import uuid
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +47,7 @@ __all__ = [
     "ROW_GROUP_ROWS",
     "RunWriter",
     "SampleRow",
+    "WriteAborted",
     "check_output",
     "describe_os_error",
     "is_locked",
@@ -81,6 +82,11 @@ PARTIAL_MARKER = "tsanalyze.partial"
 _PARTIAL_VERSION = "1"
 #: Rows per Parquet row group in the final file (at most).
 ROW_GROUP_ROWS = 1 << 20
+
+
+class WriteAborted(Exception):
+    """Writing the run file was stopped on request (``stop()`` returned True)."""
+
 
 #: One sample as the sampling loop records it: ``(benchmark number, round, position,
 #: sample, evals, start_ticks, end_ticks)``; ``ticks`` and ``ns`` are derived at flush.
@@ -182,13 +188,15 @@ def write_run(
     path: Path,
     *,
     overwrite: bool = False,
+    stop: Callable[[], bool] | None = None,
 ) -> tuple[Path, int]:
     """Write record batches and metadata as a Parquet run file, atomically.
 
     The batches go to ``.<name>.<hex>.tmp`` beside ``path`` (row groups of at most
     :data:`ROW_GROUP_ROWS` rows), which is fsync'ed and then published under ``path``
     (never clobbering a file that appeared meanwhile). Any failure removes the temporary
-    file and leaves ``path`` untouched.
+    file and leaves ``path`` untouched. ``stop`` is asked before every batch and before
+    publishing; when it says True the write is abandoned (:class:`WriteAborted`).
 
     Returns
     -------
@@ -201,6 +209,8 @@ def write_run(
         Writing failed (a full disk, ...); nothing was published.
     RunExistsError
         ``path`` appeared meanwhile; the run went beside it (named in the message).
+    WriteAborted
+        ``stop()`` said so; nothing was published.
     """
     problems = schema.validate_metadata(metadata)
     if problems:
@@ -214,6 +224,8 @@ def write_run(
             group: list[pa.RecordBatch] = []
             pending = 0
             for batch in batches:
+                if stop is not None and stop():
+                    raise WriteAborted
                 group.append(batch)
                 pending += batch.num_rows
                 if pending >= ROW_GROUP_ROWS:
@@ -229,6 +241,8 @@ def write_run(
             os.fsync(fd)
         finally:
             os.close(fd)
+        if stop is not None and stop():
+            raise WriteAborted
     except BaseException:
         with contextlib.suppress(OSError):
             tmp.unlink()
@@ -308,7 +322,7 @@ class RunWriter:
             os.close(os.open(self.partial, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
             self._lock()
             self._sink = pa.OSFile(str(self.partial), mode="w")
-            codec = "zstd" if pa.Codec.is_available("zstd") else None
+            codec = next((c for c in ("lz4", "zstd") if pa.Codec.is_available(c)), None)
             self._stream = ipc.new_stream(
                 self._sink,
                 ARROW_SCHEMA.with_metadata(meta),
@@ -321,7 +335,9 @@ class RunWriter:
             self._release()
             with contextlib.suppress(OSError):
                 self.partial.unlink()
-            raise CollectorError(f"cannot create {self.partial}: {describe_os_error(exc)}") from None
+            raise CollectorError(
+                f"cannot create {self.partial}: {describe_os_error(exc)}"
+            ) from None
 
     def _lock(self) -> None:
         if fcntl is None:  # pragma: no cover - Windows
@@ -421,8 +437,18 @@ class RunWriter:
             with contextlib.suppress(OSError):
                 sink.close()
 
-    def close(self, metadata: Mapping[str, Any]) -> Path:
+    def close(self, metadata: Mapping[str, Any], *, stop: Callable[[], bool] | None = None) -> Path:
         """Flush, convert the partial to the Parquet run file, move it into place.
+
+        Every row goes to the partial first (unless a write failed), so that whatever
+        happens during the conversion, the partial holds the whole run.
+
+        Parameters
+        ----------
+        metadata : mapping
+            The run's final metadata.
+        stop : callable, optional
+            Asked between blocks of the conversion: True abandons it, keeping the partial.
 
         Returns
         -------
@@ -437,6 +463,9 @@ class RunWriter:
         RunExistsError
             ``path`` appeared while collecting (without ``overwrite``); the run was
             written beside it, under the name the message gives.
+        WriteAborted
+            ``stop()`` said so. The partial is kept; the message says where and how to
+            recover it.
         """
         if self._stream is None:
             raise CollectorError("the run writer is closed")
@@ -444,20 +473,30 @@ class RunWriter:
             self.flush()
         self._close_stream()
         pending = list(self._rows)
+        lost = f" (the last {len(pending)} samples could not be saved)" if pending else ""
         try:
             path, rows = write_run(
-                self._all_batches(pending), metadata, self.path, overwrite=self.overwrite
+                self._all_batches(pending),
+                metadata,
+                self.path,
+                overwrite=self.overwrite,
+                stop=stop,
             )
         except RunExistsError:  # (an OSError too) the run went beside the path
             self._discard_partial()
             raise
         except OSError as exc:
             self._release()
-            lost = f" (the last {len(pending)} samples could not be saved)" if pending else ""
             raise CollectorError(
                 f"cannot write {self.path}: {describe_os_error(exc)}; the {self.rows_written} "
                 f"samples recorded before are kept in {self.partial}{lost}: free space, then "
                 f"run `tsanalyze recover {self.partial}`"
+            ) from None
+        except WriteAborted:
+            self._release()
+            raise WriteAborted(
+                f"the {self.rows_written} samples recorded are kept in {self.partial}{lost}: "
+                f"`tsanalyze recover {self.partial}` turns them into {self.path.name}"
             ) from None
         self.rows_written = rows
         self._rows.clear()
