@@ -420,7 +420,9 @@ class RunWriter:
         try:
             self._write_batch(batch)
         except OSError as exc:
-            self.write_error = f"cannot write {self.partial}: {describe_os_error(exc)}"
+            self.write_error = (
+                f"writing the finished rounds failed ({describe_os_error(exc)}, {self.partial})"
+            )
             raise
         self.rows_written += batch.num_rows
         self._rows.clear()
@@ -432,7 +434,9 @@ class RunWriter:
             try:
                 stream.close()
             except OSError as exc:
-                self.write_error = f"cannot write {self.partial}: {describe_os_error(exc)}"
+                self.write_error = (
+                    f"writing the finished rounds failed ({describe_os_error(exc)}, {self.partial})"
+                )
         if sink is not None:
             with contextlib.suppress(OSError):
                 sink.close()
