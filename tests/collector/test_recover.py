@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -160,39 +159,22 @@ collect({"f": f, "g": f}, sys.argv[1], rounds=10**9, evals=1, clock="perf_counte
 """
 
 
-def _running_collector(tmp_path: Path) -> tuple[subprocess.Popen[str], int]:
+def _running_collector(tmp_path: Path, procs: Any) -> tuple[subprocess.Popen[str], int]:
     script = tmp_path / "s.py"
     script.write_text(SCRIPT)
-    proc = subprocess.Popen(
-        [sys.executable, str(script), str(tmp_path / "run.parquet")],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    deadline = time.monotonic() + 60
-    seen = 0
-    while seen < 3000 and time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if line.startswith("ROUND"):
-            seen = int(line.split()[1])
-    return proc, seen
+    proc = procs.start([sys.executable, str(script), str(tmp_path / "run.parquet")])
+    return proc, procs.wait_rounds(proc, 3000)
 
 
 @pytest.mark.skipif(os.name != "posix", reason="POSIX signals and locks")
-def test_recover_after_sigkill_and_refuse_a_live_run(tmp_path: Path) -> None:
-    proc, seen = _running_collector(tmp_path)
-    try:
-        (partial,) = tmp_path.glob(".run.parquet.*.partial")
-        with pytest.raises(CollectorError, match="still being written by a running collector"):
-            recover(partial)
-        assert leftover_partials(tmp_path / "run.parquet") == []  # a live run is not left over
-        proc.send_signal(signal.SIGKILL)
-        proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+def test_recover_after_sigkill_and_refuse_a_live_run(tmp_path: Path, procs: Any) -> None:
+    proc, seen = _running_collector(tmp_path, procs)
+    (partial,) = tmp_path.glob(".run.parquet.*.partial")
+    with pytest.raises(CollectorError, match="still being written by a running collector"):
+        recover(partial)
+    assert leftover_partials(tmp_path / "run.parquet") == []  # a live run is not left over
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate(timeout=30)
     assert not (tmp_path / "run.parquet").exists()
     assert leftover_partials(tmp_path / "run.parquet") == [partial]
     # a new collection into the same file warns about the leftover and says what to do
