@@ -332,6 +332,8 @@ class RunWriter:
             # on disk now, so that even a run killed before its first flush is identified
             self._write_batch(self._empty_batch())
         except OSError as exc:
+            self.write_error = "cannot create the partial"  # the stream is not closed cleanly
+            self._close_stream()
             self._release()
             with contextlib.suppress(OSError):
                 self.partial.unlink()
