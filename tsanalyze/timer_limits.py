@@ -11,8 +11,8 @@ References
 ----------
 .. [1] Ou, "Eliminating a source of measurement errors in benchmarks" (2020): subtract the
    cost of reading the clock, and keep it a small share of the measured time.
-.. [2] Chen, J., Revels, J., "Robust benchmarking in noisy environments", IEEE HPEC 2016,
-   arXiv:1608.04295: timer accuracy τ_acc and precision τ_prec.
+.. [2] Chen, J., Revels, J., Edelman, A., "Robust benchmarking in noisy environments", IEEE HPEC
+   2016, arXiv:1608.04295: timer accuracy τ_acc and precision τ_prec.
 """
 
 from __future__ import annotations

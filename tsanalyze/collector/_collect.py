@@ -207,8 +207,8 @@ def collect(
 
     References
     ----------
-    .. [1] Chen, J., Revels, J., "Robust benchmarking in noisy environments", IEEE HPEC
-       2016, arXiv:1608.04295, Algorithm 1 (evaluations per sample).
+    .. [1] Chen, J., Revels, J., Edelman, A., "Robust benchmarking in noisy environments", IEEE
+       HPEC 2016, arXiv:1608.04295, Algorithm 1 (evaluations per sample).
     .. [2] Zenbench methodology: interleaved shuffled rounds, paired samples.
     .. [3] Ou, "Eliminating a source of measurement errors in benchmarks" (2020).
 

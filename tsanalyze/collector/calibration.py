@@ -11,8 +11,8 @@ Standard library only (plus :mod:`tsanalyze.timer_limits`).
 References
 ----------
 .. [1] Ou, "Eliminating a source of measurement errors in benchmarks" (2020).
-.. [2] Chen, J., Revels, J., "Robust benchmarking in noisy environments", IEEE HPEC 2016,
-   arXiv:1608.04295, Algorithm 1.
+.. [2] Chen, J., Revels, J., Edelman, A., "Robust benchmarking in noisy environments", IEEE HPEC
+   2016, arXiv:1608.04295, Algorithm 1.
 """
 
 from __future__ import annotations

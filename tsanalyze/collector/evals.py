@@ -1,6 +1,11 @@
-"""Evaluations per sample: the oracle function and Algorithm 1 of seed 000.
+"""Evaluations per sample: the oracle function and Algorithm 1 of Chen, Revels & Edelman.
 
 Standard library only.
+
+References
+----------
+.. [1] Chen, J., Revels, J., Edelman, A., "Robust benchmarking in noisy environments", IEEE HPEC
+   2016, arXiv:1608.04295.
 """
 
 from __future__ import annotations
@@ -74,7 +79,7 @@ def oracle(
     b: float = 0.5,
     j_max: int | None = None,
 ) -> int:
-    """The logistic oracle ν(t) of seed 000 (Eq. 11): evaluations per sample for time t.
+    """The logistic oracle ν(t) of [1]_ (Eq. 11): evaluations per sample for time t.
 
     Parameters
     ----------
@@ -107,8 +112,8 @@ def oracle(
 
     References
     ----------
-    seed 000: Chen, Revels, Edelman, "Robust benchmarking in noisy environments"
-    (IEEE HPEC 2016), §IV-C, Eq. 11 and Fig. 5.
+    .. [1] Chen, J., Revels, J., Edelman, A., "Robust benchmarking in noisy environments", IEEE
+       HPEC 2016, arXiv:1608.04295, §IV-C, Eq. 11 and Fig. 5.
 
     Examples
     --------
@@ -160,7 +165,8 @@ class EvalsChoice:
 
     References
     ----------
-    seed 000: Chen, Revels, Edelman (HPEC 2016), Algorithm 1.
+    .. [1] Chen, J., Revels, J., Edelman, A., "Robust benchmarking in noisy environments", IEEE
+       HPEC 2016, arXiv:1608.04295, Algorithm 1.
     """
 
     evals: int
@@ -201,7 +207,7 @@ def choose_evals(
     max_time_ns: float = 0.5e9,
     min_sample_ns: float = 0.0,
 ) -> EvalsChoice:
-    """Algorithm 1 of seed 000: evaluations per sample for one target.
+    """Algorithm 1 of [1]_: evaluations per sample for one target.
 
     Parameters
     ----------
@@ -230,14 +236,15 @@ def choose_evals(
     targets with t̂ far above τ_acc / j, for which further i could only matter if T_i / i
     kept falling. Addition: the ``min_sample_ns`` floor. Algorithm 1 amortises the timer's
     *accuracy* only; :func:`tsanalyze.collector.collect` also asks for samples long
-    enough that the clock-read overhead is under 1% of them (seed 004), which the
+    enough that the clock-read overhead is under 1% of them [2]_, which the
     oracle alone does not ensure (a 0.4 µs function got 1 evaluation and samples whose
     overhead share was 30%).
 
     References
     ----------
-    seed 000: Chen, Revels, Edelman, "Robust benchmarking in noisy environments"
-    (IEEE HPEC 2016), §IV-A, Algorithm 1.
+    .. [1] Chen, J., Revels, J., Edelman, A., "Robust benchmarking in noisy environments", IEEE
+       HPEC 2016, arXiv:1608.04295, §IV-A, Algorithm 1.
+    .. [2] Ou, C., "Eliminating a source of measurement errors in benchmarks" (2020).
     """
     check_oracle(tau_prec, tau_acc, a, b, j_max)
     if not max_time_ns > 0:

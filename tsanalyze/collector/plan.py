@@ -52,8 +52,8 @@ class OracleSettings:
 
     References
     ----------
-    .. [1] Chen, J., Revels, J., "Robust benchmarking in noisy environments", IEEE HPEC
-       2016, arXiv:1608.04295.
+    .. [1] Chen, J., Revels, J., Edelman, A., "Robust benchmarking in noisy environments", IEEE
+       HPEC 2016, arXiv:1608.04295.
     """
 
     tau_prec: float | None = None

@@ -69,7 +69,8 @@ class PythonTarget:
 
     References
     ----------
-    BenchmarkTools.jl (``setup`` per sample); seed 000: Chen, Revels, Edelman (HPEC 2016).
+    .. [1] BenchmarkTools.jl (``setup`` per sample), described in Chen, J., Revels, J., Edelman,
+       A., "Robust benchmarking in noisy environments", IEEE HPEC 2016, arXiv:1608.04295.
     """
 
     fn: Callable[..., object]
