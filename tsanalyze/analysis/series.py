@@ -77,7 +77,7 @@ class SeriesAnalysis(Result):
     minimum, median, mean, trimmed_mean, sd :
         Descriptive statistics of the analysed segment (per-evaluation ns).
     lag1, subsession_size, n_subsessions, independent :
-        Dependence (seed 001 §III-D): lag-1 autocorrelation, the subsession size m that
+        Dependence (Li et al. 2016, §III-D) [1]_: lag-1 autocorrelation, the subsession size m that
         makes block means nearly independent (None if none works) and the block count.
     acf, acf_band : tuple of float
         Autocorrelation at lags 0.., and the half-width of its confidence band around 0
@@ -99,6 +99,15 @@ class SeriesAnalysis(Result):
         The components' warnings plus this analysis' own.
     samples : ndarray
         The whole series (per-evaluation ns), for plots; left out of ``to_dict()``.
+
+    References
+    ----------
+    .. [1] Li, Y., Gupta, Y., Miller, E. L., & Long, D. D. E. (2016). Pilot: a framework
+       that understands how to do performance benchmarks the right way. MASCOTS 2016,
+       §III-D. https://doi.org/10.1109/MASCOTS.2016.31
+    .. [2] Barrett, E., Bolz-Tereick, C. F., Killick, R., Mount, S., & Tratt, L. (2017).
+       Virtual machine warmup blows hot and cold. Proceedings of the ACM on Programming
+       Languages 1(OOPSLA), 52. https://doi.org/10.1145/3133876
     """
 
     benchmark: str
@@ -256,7 +265,8 @@ def analyze_series(
         expresses the removed warm-up in seconds and feeds the timer checks.
     timer : mapping, optional
         The run's ``timer`` metadata (``overhead_ns``, ``precision_ns``, ``accuracy_ns``)
-        for the timer checks (seed 004, seed 000, seed 003); ``precision_ns / evals`` is
+        for the timer checks (clock-read overhead [4]_, accuracy and precision [2]_,
+        quantisation [3]_); ``precision_ns / evals`` is
         the tick the estimate's interval accounts for.
     rng : int, Generator or None
         Randomness for the bootstrap; the seed is recorded on the result.
@@ -280,10 +290,20 @@ def analyze_series(
 
     References
     ----------
-    seed 001: Li et al., "Pilot" (MASCOTS 2016) — stable segment, subsessions.
-    seed 000: Chen, Revels, Edelman (HPEC 2016) — minimum as lower-bound estimator.
-    seed 003: Boyer, "Robust Java benchmarking" — σ-blowup outlier model.
-    Barrett et al., "Virtual machine warmup blows hot and cold", OOPSLA 2017.
+    .. [1] Li, Y., Gupta, Y., Miller, E. L., & Long, D. D. E. (2016). Pilot: a framework
+       that understands how to do performance benchmarks the right way. MASCOTS 2016, §III-A
+       (stable segment) and §III-D (subsessions). https://doi.org/10.1109/MASCOTS.2016.31
+    .. [2] Chen, J., Revels, J., & Edelman, A. (2016). Robust benchmarking in noisy
+       environments. IEEE High Performance Extreme Computing Conference (HPEC 2016), §IV-B,
+       the minimum as a lower-bound estimator. arXiv:1608.04295.
+    .. [3] Boyer, B. (2008). Robust Java benchmarking: article supplement (the σ-blowup
+       outlier model). http://www.ellipticgroup.com/misc/article_supplement.pdf
+    .. [4] Ou, C. (2020). Eliminating a source of measurement errors in benchmarks (the
+       clock-read overhead).
+       https://changkun.de/blog/posts/eliminating-a-source-of-measurement-errors-in-benchmarks
+    .. [5] Barrett, E., Bolz-Tereick, C. F., Killick, R., Mount, S., & Tratt, L. (2017).
+       Virtual machine warmup blows hot and cold. Proceedings of the ACM on Programming
+       Languages 1(OOPSLA), 52. https://doi.org/10.1145/3133876
     """
     arr, durations = _analyze_series_iv(x, estimator, confidence_level, evals, sample_ns)
     gen, seed = check_rng(rng)

@@ -2,9 +2,17 @@
 
 One run's confidence interval only describes that process: its memory layout, its JIT
 decisions, its CPU frequency. Repeating the run (a *trial*) often moves the estimate by
-more than the within-run interval admits (seed 000, Figs. 3–4). With trials, the run
-is the experimental unit: resample runs, then samples within the runs (Kalibera & Jones
-2013), and compare the between-trial spread with the within-trial intervals.
+more than the within-run interval admits (Chen et al. 2016, Figs. 3–4) [1]_. With trials,
+the run is the experimental unit: resample runs, then samples within the runs (Kalibera &
+Jones 2013) [2]_, and compare the between-trial spread with the within-trial intervals.
+
+References
+----------
+.. [1] Chen, J., Revels, J., & Edelman, A. (2016). Robust benchmarking in noisy
+   environments. IEEE High Performance Extreme Computing Conference (HPEC 2016), Figs. 3–4.
+   arXiv:1608.04295.
+.. [2] Kalibera, T., & Jones, R. (2013). Rigorous benchmarking in reasonable time. ISMM '13,
+   63–74. https://doi.org/10.1145/2464157.2464160
 """
 
 from __future__ import annotations
@@ -169,21 +177,22 @@ def estimate_trials(
     m-out-of-n inner resamples, rescaled.
 
     Few trials make any bootstrap too narrow; the percentiles are therefore taken at
-    the "expanded" levels Phi(± sqrt(T / (T − 1)) t_{T−1, 1−alpha/2}) (Hesterberg 2015).
+    the "expanded" levels Phi(± sqrt(T / (T − 1)) t_{T−1, 1−alpha/2}) (Hesterberg 2015) [3]_.
 
     Disagreement: Cochran's Q = sum (theta_j − theta_w)² / se_j², theta_w the
     inverse-variance weighted mean, ~ chi-square(T − 1) when all trials estimate the same
-    value; p < 0.01 raises the ``trials-disagree`` warning (seed 000 Figs. 3–4: the
-    estimate of one run is not the estimate of the benchmark).
+    value; p < 0.01 raises the ``trials-disagree`` warning (Chen et al. 2016, Figs. 3–4
+    [1]_: the estimate of one run is not the estimate of the benchmark).
 
     References
     ----------
-    seed 000: Chen, Revels, Edelman, "Robust benchmarking in noisy environments" (HPEC 2016),
-    Figs. 3–4.
-    Kalibera, T., Jones, R. (2013), "Rigorous benchmarking in reasonable time", ISMM '13,
-    doi:10.1145/2464157.2464160.
-    Hesterberg, T. C. (2015), "What teachers should know about the bootstrap", The
-    American Statistician 69(4), doi:10.1080/00031305.2015.1089789.
+    .. [1] Chen, J., Revels, J., & Edelman, A. (2016). Robust benchmarking in noisy
+       environments. IEEE High Performance Extreme Computing Conference (HPEC 2016), Figs.
+       3–4. arXiv:1608.04295.
+    .. [2] Kalibera, T., & Jones, R. (2013). Rigorous benchmarking in reasonable time. ISMM
+       '13, 63–74. https://doi.org/10.1145/2464157.2464160
+    .. [3] Hesterberg, T. C. (2015). What teachers should know about the bootstrap. The
+       American Statistician 69(4). https://doi.org/10.1080/00031305.2015.1089789
     """
     if estimator not in ESTIMATORS:
         raise InvalidArgumentError(f"estimator: must be one of {sorted(ESTIMATORS)}, got {estimator!r}")

@@ -161,8 +161,11 @@ def tukey_fences(x: ArrayLike, *, mild: float = 1.5, severe: float = 3.0) -> Tuk
 
     References
     ----------
-    seed 002: zenbench methodology (Tukey-fence filtering). J. W. Tukey, *Exploratory
-    Data Analysis* (1977). criterion.rs ``stats::univariate::outliers::tukey``.
+    .. [1] zenbench documentation, "Methodology" (Tukey-fence filtering).
+       https://github.com/imazen/zenbench
+    .. [2] Tukey, J. W. (1977). Exploratory Data Analysis. Addison-Wesley.
+    .. [3] criterion.rs, ``stats::univariate::outliers::tukey``
+       (github.com/bheisler/criterion.rs).
 
     Examples
     --------
@@ -260,8 +263,9 @@ def tukey_filter(x: ArrayLike, *, mild: float = 1.5) -> TukeyFilter:
 
     References
     ----------
-    seed 002: zenbench methodology, step 1 ("IQR outlier removal").
-    J. W. Tukey, *Exploratory Data Analysis* (1977).
+    .. [1] zenbench documentation, "Methodology" (step 1, "IQR outlier removal").
+       https://github.com/imazen/zenbench
+    .. [2] Tukey, J. W. (1977). Exploratory Data Analysis. Addison-Wesley.
     """
     if not (isinstance(mild, (int, float)) and mild > 0 and math.isfinite(mild)):
         raise InvalidArgumentError(f"mild: must be a positive number, got {mild!r}")
@@ -274,7 +278,7 @@ def tukey_filter(x: ArrayLike, *, mild: float = 1.5) -> TukeyFilter:
 # ------------------------------------------------------------------ σ-blowup (Boyer)
 @dataclasses.dataclass(frozen=True, slots=True)
 class OutlierVariance(Result):
-    """Boyer's standard-deviation-blowup model (seed 003), with criterion's classes.
+    """Boyer's (2008) standard-deviation-blowup model, with criterion's classes.
 
     Attributes
     ----------
@@ -297,6 +301,13 @@ class OutlierVariance(Result):
     warnings : tuple of Finding
         ``"sd-blowup"`` when the effect is moderate or severe; ``"not-applicable"`` with
         the reason otherwise when the model cannot be applied.
+
+    References
+    ----------
+    .. [1] Boyer, B. (2008). Robust Java benchmarking: article supplement (section "Standard
+       deviation outlier model"). http://www.ellipticgroup.com/misc/article_supplement.pdf
+    .. [2] criterion (Haskell), ``Criterion.Analysis.outlierVariance``
+       (github.com/haskell/criterion).
     """
 
     fraction: float
@@ -397,9 +408,11 @@ def outlier_variance(mean: float, sd: float, evals: int, t_min: float = 0.0) -> 
 
     References
     ----------
-    seed 003: Boyer, "Robust Java benchmarking", supplement, section "Standard deviation
-    outlier model" (worked example: a = 67108864, f = 99.60022873987793%). Haskell
-    criterion ``Criterion.Analysis.outlierVariance``.
+    .. [1] Boyer, B. (2008). Robust Java benchmarking: article supplement (section "Standard
+       deviation outlier model"; worked example: a = 67108864, f = 99.60022873987793%).
+       http://www.ellipticgroup.com/misc/article_supplement.pdf
+    .. [2] criterion (Haskell), ``Criterion.Analysis.outlierVariance``
+       (github.com/haskell/criterion).
 
     Examples
     --------

@@ -1,6 +1,6 @@
 """Two-sample tests and effect sizes: is the candidate ``b`` different from the baseline ``a``?
 
-Arrays in, frozen results out. Welch's t on subsession means (seed 001 §III-F), the
+Arrays in, frozen results out. Welch's t on subsession means (Li et al. 2016, §III-F) [1]_, the
 Mann–Whitney U test with benchstat-compatible p-values (exact distribution conditional
 on ties), the Hodges–Lehmann shift and Cohen's d. The tests on paired differences are in
 :mod:`tsanalyze.stats.paired`, the bootstrap CI of a ratio in :mod:`tsanalyze.stats.ratio`
@@ -8,6 +8,12 @@ and the CI-overlap check in :mod:`tsanalyze.stats.summary_tests`.
 
 Sign convention everywhere: ``a`` is the baseline, ``b`` the candidate; differences
 are ``b - a`` and ratios ``b / a``, so a ratio below 1 means ``b`` is faster.
+
+References
+----------
+.. [1] Li, Y., Gupta, Y., Miller, E. L., & Long, D. D. E. (2016). Pilot: a framework that
+   understands how to do performance benchmarks the right way. MASCOTS 2016, §III-F.
+   https://doi.org/10.1109/MASCOTS.2016.31
 """
 
 from __future__ import annotations
@@ -104,7 +110,7 @@ def welch_subsession(
     confidence_level: float = 0.95,
     inflate: bool = False,
 ) -> HypothesisTest:
-    """Welch's unequal-variance t test on subsession means (seed 001 §III-F).
+    """Welch's unequal-variance t test on subsession means (Li et al. 2016, §III-F).
 
     Parameters
     ----------
@@ -145,7 +151,9 @@ def welch_subsession(
 
     References
     ----------
-    seed 001: Li et al., "Pilot" (MASCOTS 2016), §III-D and §III-F, Eqs. 7–8.
+    .. [1] Li, Y., Gupta, Y., Miller, E. L., & Long, D. D. E. (2016). Pilot: a framework
+       that understands how to do performance benchmarks the right way. MASCOTS 2016, §III-D
+       and §III-F, Eqs. 7–8. https://doi.org/10.1109/MASCOTS.2016.31
     """
     x, y = _two_sample_iv(a, b, 1)
     confidence_level = check_confidence_level(confidence_level)
@@ -255,7 +263,7 @@ def mann_whitney(
     -----
     The exact p-value is 2 min(P(U_a <= u_a), P(U_a >= u_a)), capped at 1, from the
     permutation distribution of the midrank sum computed by a dynamic programme over
-    tie groups (Klotz 1966). benchstat doubles P(U_a <= min(u_a, u_b)) instead; the two
+    tie groups (Klotz 1966) [2]_. benchstat doubles P(U_a <= min(u_a, u_b)) instead; the two
     agree without ties and on all 36 crc rows of its golden output, but with ties the
     midrank distribution is not symmetric and benchstat's form can give p = 0 (e.g.
     a = [1], b = [0, 0]), which this one does not. Without ties it equals scipy's exact
@@ -264,8 +272,12 @@ def mann_whitney(
 
     References
     ----------
-    Mann & Whitney (1947), Ann. Math. Stat. 18(1):50–60. Klotz (1966), JASA 61:772–787.
-    golang.org/x/perf/benchmath and github.com/aclements/go-moremath stats.MannWhitneyUTest.
+    .. [1] Mann, H. B., & Whitney, D. R. (1947). On a test of whether one of two random
+       variables is stochastically larger than the other. Annals of Mathematical Statistics
+       18(1), 50–60. https://doi.org/10.1214/aoms/1177730491
+    .. [2] Klotz, J. (1966). The Wilcoxon, ties, and the computer. JASA 61, 772–787.
+    .. [3] benchstat: golang.org/x/perf/benchmath and github.com/aclements/go-moremath
+       ``stats.MannWhitneyUTest``.
     """
     x, y = _two_sample_iv(a, b, 1)
     if method not in ("auto", "exact", "asymptotic"):
@@ -304,7 +316,9 @@ def hodges_lehmann(a: ArrayLike, b: ArrayLike) -> float:
 
     References
     ----------
-    Hodges & Lehmann (1963), Ann. Math. Stat. 34(2):598–611.
+    .. [1] Hodges, J. L., & Lehmann, E. L. (1963). Estimates of location based on rank
+       tests. Annals of Mathematical Statistics 34(2), 598–611.
+       https://doi.org/10.1214/aoms/1177704172
     """
     x, y = _two_sample_iv(a, b, 1)
     if x.size * y.size > _HL_MAX_PAIRS:
@@ -321,17 +335,19 @@ def cohens_d(a: ArrayLike, b: ArrayLike, *, paired: bool = False) -> float:
     a, b : array_like
     paired : bool
         If True, ``a`` and ``b`` are matched rounds; the numerator is the mean paired
-        difference and the denominator the root mean square of the two sds (zenbench).
+        difference and the denominator the root mean square of the two sds (zenbench [1]_).
 
     Notes
     -----
-    Unpaired: s_p² = ((n_a−1)s_a² + (n_b−1)s_b²)/(n_a+n_b−2). Paired (seed 002):
+    Unpaired: s_p² = ((n_a−1)s_a² + (n_b−1)s_b²)/(n_a+n_b−2). Paired (zenbench [1]_):
     d = mean(b−a) / sqrt((s_a² + s_b²)/2). NaN when the pooled sd is 0 or undefined.
 
     References
     ----------
-    seed 002: zenbench methodology ("Cohen's d = mean_diff / pooled_sd").
-    Cohen (1988), Statistical Power Analysis for the Behavioral Sciences.
+    .. [1] zenbench documentation, "Methodology" (step 4, "Cohen's d = mean_diff /
+       pooled_sd"). https://github.com/imazen/zenbench
+    .. [2] Cohen, J. (1988). Statistical Power Analysis for the Behavioral Sciences (2nd
+       ed.). Lawrence Erlbaum.
     """
     x, y = _two_sample_iv(a, b, 1)
     if paired:
