@@ -261,13 +261,14 @@ def timer_checks_per_series(df: pd.DataFrame) -> TimerChecksPerSeries:
     References
     ----------
     .. [1] Ou, C. (2020). Eliminating a source of measurement errors in benchmarks (the
-       clock-read overhead).
+       overhead-share check).
        https://changkun.de/blog/posts/eliminating-a-source-of-measurement-errors-in-benchmarks
     .. [2] Chen, J., Revels, J., & Edelman, A. (2016). Robust benchmarking in noisy
-       environments. IEEE High Performance Extreme Computing Conference (HPEC 2016), §II,
-       timer accuracy τ_acc and precision τ_prec. arXiv:1608.04295.
-    .. [3] Boyer, B. (2008). Robust Java benchmarking: article supplement (timer
-       quantisation). http://www.ellipticgroup.com/misc/article_supplement.pdf
+       environments. IEEE High Performance Extreme Computing Conference (HPEC 2016), §II:
+       samples short against the timer's precision or accuracy. arXiv:1608.04295.
+    .. [3] Boyer, B. (2008). Robust Java benchmarking: article supplement (the quantisation
+       check: few distinct values, a coarse tick grid).
+       http://www.ellipticgroup.com/misc/article_supplement.pdf
     """
     frame = _check_frame(df)
     rows: list[dict[str, Any]] = []
