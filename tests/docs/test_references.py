@@ -81,6 +81,19 @@ def test_the_package_cites_authors_not_seed_numbers() -> None:
     assert not converted, f"no 'seed 00N' left in {converted}: remove them from PENDING"
 
 
+def test_the_documentation_cites_authors_not_seed_numbers() -> None:
+    src = REPO / "docs" / "src"  # its reference/ pages are generated from the package
+    pages = [REPO / "README.md", *(p for p in sorted(src.rglob("*.md")) if "reference" not in
+                                   p.relative_to(src).parts[:1])]  # fmt: skip
+    found = [
+        f"{page.relative_to(REPO)}:{i}: {line.strip()}"
+        for page in pages
+        for i, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1)
+        if SEED_CITATION.search(line)
+    ]
+    assert not found, "cite the authors, not 'seed 00N':\n" + "\n".join(found)
+
+
 def test_the_pattern_catches_the_old_forms() -> None:
     for text in ("(seed 001 §III-F)", "Seed 004: Ou", "seeds 000 and 002", "seed 003's"):
         assert SEED_CITATION.search(text), text
