@@ -58,7 +58,10 @@ def main() -> None:
         for j in range(_EPS.size):
             change_q[i, :, j] = np.quantile(np.concatenate(maxima[j]), probs)
         trend_q[i] = np.quantile(np.asarray(trends), probs)
-        print(f"H={h:.2f} change q95 by eps {np.round(change_q[i, 4], 1)} trend q99 {trend_q[i, 2]:.1f}", flush=True)
+        print(
+            f"H={h:.2f} change q95 by eps {np.round(change_q[i, 4], 1)} trend q99 {trend_q[i, 2]:.1f}",
+            flush=True,
+        )
     x = HURSTS - 0.5
     ca = np.empty((_ALPHAS.size, _EPS.size))
     cb = np.empty_like(ca)

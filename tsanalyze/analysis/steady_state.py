@@ -345,11 +345,11 @@ def _settled(
     above: bool,
     min_size: int,
 ) -> int:
-    """Move the start forward while the next 2·min_size samples are still on the warm-up's
+    """Move the start forward while the next min_size samples are still on the warm-up's
     side of the stable level by more than 2 sd of such a window mean (the sd of window
     means measured in the stable segment itself, so its dependence counts): the tail of a
-    decay that no fit of one shape caught."""
-    w = 2 * min_size
+    decay that the linear fit did not catch."""
+    w = min_size
     tail = arr[start:stop][keep[start:stop]]
     k = tail.size // w
     if k < 8:

@@ -191,6 +191,9 @@ def edm(
     Assoc. 105 (2010) 1228–1240, doi:10.1198/jasa.2010.tm10103. A. Betken, "Testing for
     change-points in long-range dependent time series by means of a self-normalized
     Wilcoxon test", J. Time Ser. Anal. 37 (2016) 785–809, doi:10.1111/jtsa.12187.
+    S. Kovács, P. Bühlmann, H. Li, A. Munk, "Seeded binary segmentation: a general
+    methodology for fast and optimal changepoint detection", Biometrika 110 (2023)
+    249–256, doi:10.1093/biomet/asac052.
     N. A. James, A. Kejariwal, D. S. Matteson, "Leveraging cloud data to mitigate user
     experience from 'breaking bad'", arXiv:1411.7955 (2014). T. J. Vogelsang, "Trend
     function hypothesis testing in the presence of serial correlation", Econometrica 66
