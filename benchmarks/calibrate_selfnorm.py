@@ -38,7 +38,6 @@ def main() -> None:
     args = ap.parse_args()
     rng = np.random.default_rng(args.seed)
     length = args.length
-    lam = np.arange(1, length) / length
     probs = 1.0 - _ALPHAS
     change_q = np.empty((HURSTS.size, _ALPHAS.size, _EPS.size))
     trend_q = np.empty((HURSTS.size, _ALPHAS.size))

@@ -68,6 +68,11 @@ def sn_change_scan(y: Float64Array) -> Float64Array:
     numpy.ndarray
         Shape ``y.shape[:-1] + (L − 1,)``.
     """
+    return scan_and_cusum(y)[0]
+
+
+def scan_and_cusum(y: Float64Array) -> tuple[Float64Array, Float64Array]:
+    """:func:`sn_change_scan` and the CUSUM S_k − (k/L) S_L, k = 1..L−1, it is built on."""
     yc = y - y.mean(axis=-1, keepdims=True)
     length = yc.shape[-1]
     zero = np.zeros((*yc.shape[:-1], 1))
@@ -77,12 +82,12 @@ def sn_change_scan(y: Float64Array) -> Float64Array:
     right = _left_norm(pr)[..., length - 2 :: -1]  # the reversed series' left part, j = L-k
     k = np.arange(1, length, dtype=np.float64)
     lam = k / length
-    t = p[..., 1:length] - lam * p[..., length : length + 1]
+    cusum: Float64Array = p[..., 1:length] - lam * p[..., length : length + 1]
     v = (left + right) / length
     with np.errstate(divide="ignore", invalid="ignore"):
-        g = np.where(v > 0, t * t / np.where(v > 0, v, 1.0), 0.0)
+        g = np.where(v > 0, cusum * cusum / np.where(v > 0, v, 1.0), 0.0)
     out: Float64Array = g / (lam * (1.0 - lam))
-    return out
+    return out, cusum
 
 
 def sn_trend_statistic(y: Float64Array, t: Float64Array | None = None) -> float:

@@ -159,7 +159,14 @@ def _otsu(v: Float64Array) -> float:
     return float(s[j] + s[j + 1]) / 2.0
 
 
-def find_modes(y: Float64Array, t: Int64Array, min_size: int) -> ModeSwitching | None:
+#: values used for the split threshold and the timer resolution (a thinned path is as
+#: good for a threshold, and a tick shows in any 50 000 tied values)
+_THIN = 50_000
+
+
+def find_modes(
+    y: Float64Array, t: Int64Array, min_size: int, noise: float | None = None
+) -> ModeSwitching | None:
     """Two modes that the series visits in turn (at least two visits each), or None.
 
     The level is followed by a running median over about ``min_size`` samples. Its values
@@ -170,13 +177,15 @@ def find_modes(y: Float64Array, t: Int64Array, min_size: int) -> ModeSwitching |
     A visit starts when the level comes within a quarter of the gap of a mode; visits
     shorter than ``min_size`` are merged into their neighbours. Mode switching is
     reported when both modes have at least two visits (at least three switches): one
-    switch is a step, two are an excursion.
+    switch is a step, two are an excursion. ``noise`` is :func:`local_noise` of ``y`` when
+    the caller has it.
     """
     h = max(2, min_size // 2)
     if y.size < 4 * min_size:
         return None
     path = running_median(y, h)
-    thr = _otsu(path)
+    step = max(1, path.size // _THIN)
+    thr = _otsu(path[::step])
     lo, hi = path[path <= thr], path[path > thr]
     if lo.size < min_size or hi.size < min_size:
         return None
@@ -186,10 +195,11 @@ def find_modes(y: Float64Array, t: Int64Array, min_size: int) -> ModeSwitching |
         return None
     s1 = _MAD * float(np.median(np.abs(lo - c1)))
     s2 = _MAD * float(np.median(np.abs(hi - c2)))
-    distinct = np.unique(y)
+    distinct = np.unique(y[::step])
     quantum = float(np.min(np.diff(distinct))) if distinct.size > 1 else 0.0
     # sd of a running median of w samples of pure noise: 1.2533 sd / sqrt(w)
-    noise = 1.2533 * local_noise(y, min_size) / math.sqrt(2 * h + 1)
+    sd = local_noise(y, min_size) if noise is None else noise
+    noise = 1.2533 * sd / math.sqrt(2 * h + 1)
     spread = max(math.sqrt((s1 * s1 + s2 * s2) / 2.0), noise, quantum)
     separation = gap / spread if spread > 0 else math.inf
     if separation < MODE_SEPARATION:

@@ -27,14 +27,19 @@ from tsanalyze._result import Finding
 from tsanalyze._typing import ArrayLike, Float64Array
 from tsanalyze._validation import as_series_array
 from tsanalyze.stats.changepoints._base import ChangePoints, segment_table
-from tsanalyze.stats.changepoints._dependence_standin import HURST_MARGIN, robust_hurst
+from tsanalyze.stats.changepoints._dependence_standin import hurst_margin, robust_hurst
 from tsanalyze.stats.changepoints._selfnorm import (
     HURST_MAX,
     change_critical_value,
     change_pvalue,
-    sn_change_scan,
+    scan_and_cusum,
 )
-from tsanalyze.stats.changepoints._structure import find_drift, find_modes, spike_mask
+from tsanalyze.stats.changepoints._structure import (
+    find_drift,
+    find_modes,
+    local_noise,
+    spike_mask,
+)
 
 __all__ = ["edm"]
 
@@ -63,12 +68,10 @@ def _split(y: Float64Array, m: int) -> tuple[float, int]:
     least-squares location of one shift, weighted so that changes near the ends are
     placed as well as central ones."""
     length = y.size
-    g = sn_change_scan(y)[m - 1 : length - m]
-    stat = float(g.max())
-    yc = y - y.mean()
-    s = np.cumsum(yc)[m - 1 : length - m]
+    g, cusum = scan_and_cusum(y)
+    stat = float(g[m - 1 : length - m].max())
     lam = np.arange(m, length - m + 1) / length
-    k = m + int(np.argmax(np.abs(s) / np.sqrt(lam * (1.0 - lam))))
+    k = m + int(np.argmax(np.abs(cusum[m - 1 : length - m]) / np.sqrt(lam * (1.0 - lam))))
     return stat, k
 
 
@@ -88,13 +91,17 @@ def _intervals(length: int, m: int, depth: int) -> list[tuple[int, int]]:
 def _best_split(
     y: Float64Array, m: int, hurst: float, alpha: float, depth: int
 ) -> tuple[float, float, int] | None:
-    """The most significant split of ``y`` over its seeded intervals (weighted
-    Bonferroni: the whole segment at alpha/2, the other intervals share alpha/2):
-    (statistic, p-value, location) or None."""
+    """The split of ``y`` over its seeded intervals (weighted Bonferroni: the whole
+    segment at alpha/2, the other intervals share alpha/2): (statistic, p-value,
+    location) or None. When the whole segment is significant it is split there; only
+    otherwise are the smaller intervals scanned, and the most significant one is used
+    (the same rejection region, a quarter of the work on segments with a clear change)."""
     spans = _intervals(int(y.size), m, depth)
     share = 1.0 if len(spans) == 1 else 0.5
     best: tuple[float, float, int, float] | None = None
     for j, (a, b) in enumerate(spans):
+        if j == 1 and best is not None:
+            break
         weight = share if j == 0 else (1.0 - share) / (len(spans) - 1)
         length = b - a
         eps = m / length
@@ -156,7 +163,8 @@ def edm(
        below see the remaining samples y in time order.
     2. *Dependence.* H is estimated from the slope of the trimmed Hadamard variance of
        block means of y (robust to steps and linear drift; a stand-in until the dependence
-       assessment of issue 20 provides it), and H⁺ = min(H + 0.1, 0.99) is used below.
+       assessment of issue 20 provides it), and H⁺ = min(H + 0.015 + 3.6/√n, 0.99) (its
+       bias plus 1.5 standard errors) is used below.
     3. *Search.* Binary segmentation over seeded intervals. A segment of length L is
        tested on itself and (``depth=2``) on its halves and its middle half: on each
        interval the statistic max_{m ≤ k ≤ L'−m} G(k)/(λ(1−λ)), with G the
@@ -164,8 +172,9 @@ def edm(
        is compared with c(H⁺, m/L', α_j), the Monte-Carlo quantile of its maximum under
        fractional Gaussian noise; the whole segment gets α_j = α/2 and the three others
        α/6 each (weighted Bonferroni), so that a second change, which inflates the
-       self-normaliser of the first on the whole segment, cannot hide it. The most
-       significant interval's split is placed at the arg-max of its standardised CUSUM.
+       self-normaliser of the first on the whole segment, cannot hide it. The split is
+       placed at the arg-max of the standardised CUSUM of the whole segment when that is
+       significant, else of the most significant smaller interval.
        Because the first scan covers the whole series, the chance of any false shift on
        a stationary series is that of one family of tests, at most α.
     4. *Drift.* When the self-normalised trend statistic exceeds its critical value at
@@ -256,7 +265,7 @@ def edm(
     if y.size < 2 * m or float(y.max()) == float(y.min()):
         return result()
     hurst = robust_hurst(y)
-    hurst_upper = min(max(hurst + HURST_MARGIN, 0.5), HURST_MAX)
+    hurst_upper = min(max(hurst + hurst_margin(int(y.size)), 0.5), HURST_MAX)
     params["hurst"] = hurst
     params["hurst_upper"] = hurst_upper
     params["critical_value"] = change_critical_value(hurst_upper, m / y.size, alpha)
@@ -285,9 +294,10 @@ def edm(
                 "warning",
             )
         )
-    modes = find_modes(y, idx, m)
+    noise = local_noise(y, m)
+    modes = find_modes(y, idx, m, noise)
     if modes is None and inner:  # a warm-up at its own level before the modes start
-        later = find_modes(y[inner[0] :], idx[inner[0] :], m)
+        later = find_modes(y[inner[0] :], idx[inner[0] :], m, noise)
         modes = later if later is not None and later.visits[0] + later.visits[1] >= 5 else None
     if modes is not None:
         gap = abs(modes.levels[1] - modes.levels[0])
