@@ -209,7 +209,8 @@ for name, loc in [("Atomic/with-timer-8", 32.6), ("Atomic/n-10/with-timer-8", 74
 The claimed differences between the two ways of timing are mostly the timer
 (`difference-timer-artifact`), and for k = 1000 atomic adds the 20 ns difference is not
 significant at all once the "± x%" spread (old benchstat's largest deviation from the mean) is
-turned into a standard deviation (`difference-not-significant`).
+turned into a standard deviation: since that sd is only an upper bound, the audit says the
+difference cannot be confirmed from the summary (`difference-unconfirmed`).
 
 ## 2. Seed 003: a standard deviation no honest distribution can have
 

@@ -22,9 +22,9 @@ from tsanalyze.errors import (
 
 # public name -> module that defines it (add one line per public function)
 _API: dict[str, str] = {
-    "compare": "tsanalyze.analysis.compare",
-    "compare_runs": "tsanalyze.analysis.compare",
-    "judge": "tsanalyze.analysis.compare",
+    "compare": "tsanalyze.analysis.compare.comparison",
+    "compare_runs": "tsanalyze.analysis.compare.suite",
+    "judge": "tsanalyze.analysis.compare.judgement",
     "read_runs": "tsanalyze.io.runs",
     "write_run": "tsanalyze.io.runs",
     "autocorrelation": "tsanalyze.stats.autocorrelation",
@@ -42,7 +42,7 @@ _API: dict[str, str] = {
     "audit": "tsanalyze.analysis.audit",
     "timer_checks": "tsanalyze.analysis.noise",
     "noise_floor": "tsanalyze.analysis.noise",
-    "analyze": "tsanalyze.analysis.runset",
+    "analyze": "tsanalyze.analysis.runset.analysis",
 }
 
 __all__ = [
@@ -58,10 +58,12 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # pragma: no cover
-    from tsanalyze.analysis.runset import analyze
+    from tsanalyze.analysis.runset.analysis import analyze
     from tsanalyze.analysis.steady_state import steady_state, steady_state_trials
     from tsanalyze.analysis.audit import audit
-    from tsanalyze.analysis.compare import compare, compare_runs, judge
+    from tsanalyze.analysis.compare.comparison import compare
+    from tsanalyze.analysis.compare.judgement import judge
+    from tsanalyze.analysis.compare.suite import compare_runs
     from tsanalyze.analysis.noise import noise_floor, timer_checks
     from tsanalyze.io.runs import read_runs, write_run
     from tsanalyze.stats.autocorrelation import autocorrelation

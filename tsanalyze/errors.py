@@ -11,6 +11,7 @@ from __future__ import annotations
 
 __all__ = [
     "AuditInputError",
+    "AuditInputWarning",
     "CollectorError",
     "ImportFormatError",
     "InvalidRunError",
@@ -47,6 +48,11 @@ class NotEnoughData(TsanalyzeError, ValueError):
 
 class AuditInputError(TsanalyzeError, ValueError):
     """A row of published numbers given to the audit is malformed: names row and field."""
+
+
+class AuditInputWarning(UserWarning):
+    """A line or column of published numbers was skipped (the message names the file and
+    line); the rest was read."""
 
 
 class CollectorError(TsanalyzeError):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
@@ -24,14 +24,12 @@ from tsanalyze._validation import (
 )
 from tsanalyze.analysis.steady_state import steady_state
 from tsanalyze.stats.autocorrelation import autocorrelation
-from tsanalyze.stats.estimators import ESTIMATORS, estimate
+from tsanalyze.stats.estimators import ESTIMATORS, LocationEstimatorName, estimate
 from tsanalyze.stats.multimodality import modes as find_modes
 from tsanalyze.stats.outliers import outlier_variance, tukey_fences
 from tsanalyze.stats.timer import timer_check
 
-__all__ = ["EstimatorName", "SeriesAnalysis", "analyze_series"]
-
-EstimatorName = Literal["median", "min", "mean", "trimmed_mean"]
+__all__ = ["SeriesAnalysis", "analyze_series", "series_inputs"]
 
 #: the steady-state search needs this many samples; shorter series are analysed whole
 _MIN_STEADY_STATE = 8
@@ -186,12 +184,47 @@ def _dedupe(findings: list[Finding]) -> tuple[Finding, ...]:
     return tuple(out)
 
 
+def series_inputs(
+    evals: ArrayLike | None = None,
+    ns: ArrayLike | None = None,
+    run_meta: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """What a run-format frame tells :func:`analyze_series` about one series besides its times.
+
+    Parameters
+    ----------
+    evals : array_like, optional
+        The series' ``evals`` column (evaluations per sample).
+    ns : array_like, optional
+        The series' ``ns`` column (elapsed ns of each whole sample).
+    run_meta : mapping, optional
+        The metadata of the series' run (``df.attrs["runs"][run]``).
+
+    Returns
+    -------
+    dict
+        Keyword arguments of :func:`analyze_series`: ``evals`` (the median of the column,
+        at least 1), ``sample_ns`` and ``timer`` (the run's ``timer`` metadata), each only
+        when the frame has it.
+    """
+    out: dict[str, Any] = {}
+    per_sample = None if evals is None else np.asarray(evals, dtype=np.float64)
+    if per_sample is not None and per_sample.size:
+        out["evals"] = max(1, int(np.median(per_sample)))
+    if ns is not None:
+        out["sample_ns"] = np.asarray(ns, dtype=np.float64)
+    timer = run_meta.get("timer") if isinstance(run_meta, Mapping) else None
+    if isinstance(timer, Mapping):
+        out["timer"] = dict(timer)
+    return out
+
+
 def analyze_series(
     x: ArrayLike,
     *,
     benchmark: str = "",
     run: str = "",
-    estimator: EstimatorName = "median",
+    estimator: LocationEstimatorName = "median",
     confidence_level: float = 0.95,
     raw: bool = False,
     evals: int = 1,

@@ -54,7 +54,7 @@ def compare(
     quiet: QuietOpt = False,
 ) -> None:
     """Compare two run files, or two benchmarks of one run (with --in)."""
-    from tsanalyze.analysis.runset import analyze_runs
+    from tsanalyze.analysis.runset import analyze
     from tsanalyze.io.runs import read_runs
 
     with user_errors():
@@ -79,7 +79,7 @@ def compare(
                 fail("A and B hold the same run; nothing to compare")
             options = {"baseline": a}
         with progress_bar("analysing series", quiet=quiet) as update:
-            analysis = analyze_runs(
+            analysis = analyze(
                 df, estimator=estimator.value, confidence_level=confidence_level, raw=raw, jobs=jobs,
                 rng=seed, progress=update, **options,
             )  # fmt: skip

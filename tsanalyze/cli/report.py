@@ -184,13 +184,13 @@ def report(
     quiet: QuietOpt = False,
 ) -> None:
     """Analyse runs: stable phase, dependence, estimates with CIs, comparisons, findings."""
-    from tsanalyze.analysis.runset import analyze_runs
+    from tsanalyze.analysis.runset import analyze
     from tsanalyze.io.runs import read_runs
 
     with user_errors():
         df = read_runs(files)
         with progress_bar("analysing series", quiet=quiet) as update:
-            analysis = analyze_runs(
+            analysis = analyze(
                 df, estimator=estimator.value, confidence_level=confidence_level, raw=raw,
                 baseline=baseline, baseline_benchmark=baseline_benchmark, jobs=jobs, rng=seed,
                 progress=update, reference=reference,

@@ -37,9 +37,9 @@ from tsanalyze._validation import (
 )
 from tsanalyze.errors import NotEnoughData
 from tsanalyze.stats.autocorrelation import (
-    _acf_fft,
-    _geyer_tau,
+    acf_fft,
     block_means,
+    geyer_tau,
     lag1,
     residual_inflation,
     subsession_size,
@@ -53,6 +53,7 @@ __all__ = [
     "ActionStatistics",
     "Estimate",
     "EstimatorName",
+    "LocationEstimatorName",
     "MethodName",
     "action_statistics",
     "estimate",
@@ -60,7 +61,8 @@ __all__ = [
     "trimmed_mean",
 ]
 
-EstimatorName = Literal["min", "median", "mean", "trimmed_mean", "sd", "mad"]
+LocationEstimatorName = Literal["median", "min", "mean", "trimmed_mean"]
+EstimatorName = Literal[LocationEstimatorName, "sd", "mad"]
 MethodName = Literal[
     "auto",
     "order-statistic",
@@ -534,11 +536,11 @@ def _indicator_dependence(ind: Any) -> tuple[float, float]:
     if float(np.ptp(x)) == 0.0:
         return 1.0, 1.0
     lmax = min(n - 1, max(1000, n // 10))
-    rho = _acf_fft(x, lmax)
+    rho = acf_fft(x, lmax)
     h = max(1, min(10, n // 5))
     ks = np.arange(1, h + 1)
     q = float(n * (n + 2) * np.sum(rho[1 : h + 1] ** 2 / (n - ks)))
-    return _geyer_tau(rho, n), float(chdtrc(h, q))
+    return geyer_tau(rho, n), float(chdtrc(h, q))
 
 
 #: share of the total absolute deviation from the median held by the largest 1% of
