@@ -35,14 +35,19 @@ _CORE = 0.25
 
 
 def running_median(x: Float64Array, half: int) -> Float64Array:
-    """Running median over 2·half + 1 samples; the ends are mirrored, so the first and
-    last samples do not pull the median towards themselves (``mode="nearest"`` repeats
-    the last sample ``half`` times: a delayed last sample then makes its neighbours look
-    like outliers)."""
+    """Running median over 2·half + 1 samples. Within ``half`` samples of either end the
+    window stays 2·half + 1 samples wide (the median of the first, or last, 2·half + 1
+    samples): a shrunken or mirrored window at the end holds only about half + 1
+    distinct samples, and a chance cluster of delays there pulls the median onto the
+    delays, which then look like the level and the undelayed samples like outliers."""
     if x.size < 3:
         return x.copy()
     size = min(2 * half + 1, 2 * ((x.size - 1) // 2) + 1)
     out: Float64Array = ndimage.median_filter(x, size=size, mode="mirror")
+    h = size // 2
+    if h > 0 and x.size > size:
+        out[:h] = np.median(x[:size])
+        out[-h:] = np.median(x[-size:])
     return out
 
 
