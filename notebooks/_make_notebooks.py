@@ -472,13 +472,13 @@ pd.DataFrame(rows)
     md('''
 ## Modes within a trial, and estimates across trials
 
-`modes` finds the two clusters inside one trial. `estimate_trials` treats the trial (process) as
+`multimodality` finds the two clusters inside one trial. `estimate_trials` treats the trial (process) as
 the unit: a two-level bootstrap (resample trials, then samples within them, Kalibera & Jones
 2013) gives a CI that includes the trial-to-trial variation, and Cochran's Q says whether the
 trials agree (`trials-disagree`).
 '''),
     code('''
-tsanalyze.modes(trials[0]).to_frame()
+tsanalyze.multimodality(trials[0]).to_frame()
 '''),
     code('''
 across = [tsanalyze.estimate_trials(list(trials), e, n_resamples=500, rng=1) for e in ("median", "min")]

@@ -23,7 +23,7 @@ WRAPS = {
     "autocorrelation": "autocorrelation",
     "estimate": "estimate",
     "outliers": "tukey_fences",
-    "modes": "modes",
+    "modes": "multimodality",
 }
 #: keyword arguments that make a method deterministic (the bootstrap needs a seed)
 KWARGS: dict[str, dict[str, Any]] = {"estimate": {"rng": 7}}

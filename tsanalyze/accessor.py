@@ -265,14 +265,15 @@ def _table_of(
 
 class _Analyses:
     """The analyses of both accessors (``outliers`` is :func:`tsanalyze.tukey_fences`,
-    ``summary`` the per-series analysis of ``tsanalyze report``)."""
+    ``modes`` :func:`tsanalyze.multimodality`, ``summary`` the per-series analysis of
+    ``tsanalyze report``)."""
 
     changepoints = _result_of(_api.changepoints)
     steady_state = _result_of(_api.steady_state)
     autocorrelation = _result_of(_api.autocorrelation)
     estimate = _result_of(_api.estimate)
     outliers = _result_of(_api.tukey_fences)
-    modes = _result_of(_api.modes)
+    modes = _result_of(_api.multimodality)
     #: On a DataFrame each series is analysed as ``tsanalyze report`` does: with its group's
     #: ``run`` and ``benchmark`` labels, the median of its ``evals`` column, its ``ns``
     #: column and its run's ``timer`` metadata (``df.attrs["runs"]``), when the frame has
@@ -286,8 +287,9 @@ class TsaSeriesAccessor(_Analyses):
 
     The Series' values, in their order, are the series (time order); its index is not used.
     Each method is the public function of the same name on ``series.to_numpy()``
-    (``outliers`` is :func:`tsanalyze.tukey_fences`; ``summary`` is the per-series analysis
-    of ``tsanalyze report`` as one tidy row).
+    (``outliers`` is :func:`tsanalyze.tukey_fences`, ``modes`` is
+    :func:`tsanalyze.multimodality`; ``summary`` is the per-series analysis of
+    ``tsanalyze report`` as one tidy row).
 
     References
     ----------

@@ -9,6 +9,7 @@ in parallel, one series per worker.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -23,11 +24,13 @@ from tsanalyze._validation import (
     check_rng,
 )
 from tsanalyze.analysis.steady_state import steady_state
+from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.autocorrelation import autocorrelation
 from tsanalyze.stats.changepoints import Drift, ModeSwitching
 from tsanalyze.stats.estimators import ESTIMATORS, LocationEstimatorName, estimate
-from tsanalyze.stats.multimodality import modes as find_modes
+from tsanalyze.stats.multimodality import multimodality
 from tsanalyze.stats.outliers import outlier_variance, tukey_fences
+from tsanalyze.stats.ticks import TickArg
 from tsanalyze.stats.timer import timer_check
 
 __all__ = ["SeriesAnalysis", "analyze_series", "series_inputs"]
@@ -168,7 +171,7 @@ def _analyze_series_iv(
 ) -> tuple[Float64Array, Float64Array | None]:
     arr = as_series_array(x, "x", min_size=1, positive=True)
     if estimator not in ESTIMATORS or estimator in ("sd", "mad"):
-        raise ValueError(
+        raise InvalidArgumentError(
             f"estimator: expected one of median, min, mean, trimmed_mean, got {estimator!r}"
         )
     check_confidence_level(confidence_level)
@@ -177,7 +180,7 @@ def _analyze_series_iv(
     if sample_ns is not None:
         durations = as_series_array(sample_ns, "sample_ns")
         if durations.size != arr.size:
-            raise ValueError(f"sample_ns: has {durations.size} values, x has {arr.size}")
+            raise InvalidArgumentError(f"sample_ns: has {durations.size} values, x has {arr.size}")
     return arr, durations
 
 
@@ -261,7 +264,8 @@ def analyze_series(
         expresses the removed warm-up in seconds and feeds the timer checks.
     timer : mapping, optional
         The run's ``timer`` metadata (``overhead_ns``, ``precision_ns``, ``accuracy_ns``)
-        for the timer checks (seed 004, seed 000, seed 003).
+        for the timer checks (seed 004, seed 000, seed 003); ``precision_ns / evals`` is
+        the tick the estimate's interval accounts for.
     rng : int, Generator or None
         Randomness for the bootstrap; the seed is recorded on the result.
 
@@ -361,7 +365,12 @@ def analyze_series(
             )
         )
 
-    est = estimate(seg, estimator, confidence_level=confidence_level, rng=gen)
+    # issue 23: the timer's resolution per evaluation (the grid of the values is added)
+    precision = (timer or {}).get("precision_ns")
+    tick: TickArg = "auto"
+    if isinstance(precision, (int, float)) and math.isfinite(precision) and precision > 0:
+        tick = float(precision) / evals
+    est = estimate(seg, estimator, confidence_level=confidence_level, rng=gen, tick=tick)
     findings.extend(est.warnings)
 
     desc = {
@@ -379,7 +388,7 @@ def analyze_series(
             ov_fraction = float(ov.fraction)
             findings.extend(ov.warnings)
 
-    md = find_modes(seg)
+    md = multimodality(seg)
     findings.extend(md.warnings)
     mode_list = tuple(
         (float(loc), float(mass)) for loc, mass in zip(md.locations, md.masses, strict=True)

@@ -1,6 +1,7 @@
 """``tsanalyze audit FILE…``: audit published benchmark numbers.
 
-Exit codes: 0 nothing serious, 1 at least one serious finding (for CI), 2 bad input.
+Exit codes: 0 nothing serious, 1 at least one serious finding (for CI), 2 bad input, 3 a
+bug in tsanalyze.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from typing import Annotated
 
 import typer
 
-from tsanalyze.cli._common import OutputFormat, user_errors
+from tsanalyze.cli._errors import fail
+from tsanalyze.cli._options import OutputFormat
 
 __all__ = ["SpreadKindOption", "audit"]
 
@@ -74,15 +76,16 @@ def audit(
     from tsanalyze.io.audit_input import merge_sources, read_audit_file
     from tsanalyze.report.audit import render_audit
 
-    with user_errors():
-        sources = [
-            read_audit_file(path, n=n, evals=evals,
-                            spread_kind=None if spread_kind is None else spread_kind.value)
-            for path in files
-        ]  # fmt: skip
-        rows, notes = merge_sources(sources, [str(f) for f in files])
-        result = run_audit(rows, clock_overhead_ns=clock_overhead_ns, alpha=alpha,
-                           as_printed=not exact, notes=notes)  # fmt: skip
+    if not 0 < alpha < 1:  # (analysis.audit checks it too, with a plain ValueError)
+        fail(f"--alpha: must be strictly between 0 and 1, got {alpha:g}")
+    sources = [
+        read_audit_file(path, n=n, evals=evals,
+                        spread_kind=None if spread_kind is None else spread_kind.value)
+        for path in files
+    ]  # fmt: skip
+    rows, notes = merge_sources(sources, [str(f) for f in files])
+    result = run_audit(rows, clock_overhead_ns=clock_overhead_ns, alpha=alpha,
+                       as_printed=not exact, notes=notes)  # fmt: skip
     doc = result.to_dict()
     if format is OutputFormat.json:
         typer.echo(json.dumps(doc, indent=2, sort_keys=True, allow_nan=False))

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 import pandas as pd
@@ -23,6 +23,7 @@ import pandas as pd
 from tsanalyze._result import Finding, Result
 from tsanalyze._typing import ArrayLike, Float64Array, Int64Array
 from tsanalyze._validation import as_series_array
+from tsanalyze.errors import InvalidArgumentError
 
 __all__ = [
     "OutlierEffect",
@@ -86,6 +87,10 @@ class TukeyFences(Result):
     high_severe_idx: Int64Array
     warnings: tuple[Finding, ...] = ()
 
+    _headline: ClassVar[tuple[str, ...]] = (
+        "n", "low_severe", "low_mild", "high_mild", "high_severe",
+    )  # fmt: skip
+
     @property
     def n_outliers(self) -> int:
         """All samples outside the mild fences (mild + severe, low + high)."""
@@ -122,9 +127,9 @@ class TukeyFences(Result):
 def _tukey_fences_iv(x: ArrayLike, mild: float, severe: float) -> Float64Array:
     for name, k in (("mild", mild), ("severe", severe)):
         if not (isinstance(k, (int, float)) and math.isfinite(k) and k > 0):
-            raise ValueError(f"{name}: must be a finite number > 0, got {k!r}")
+            raise InvalidArgumentError(f"{name}: must be a finite number > 0, got {k!r}")
     if severe < mild:
-        raise ValueError(f"severe: must be >= mild ({mild}), got {severe!r}")
+        raise InvalidArgumentError(f"severe: must be >= mild ({mild}), got {severe!r}")
     return as_series_array(x, "x", min_size=1)
 
 
@@ -259,7 +264,7 @@ def tukey_filter(x: ArrayLike, *, mild: float = 1.5) -> TukeyFilter:
     J. W. Tukey, *Exploratory Data Analysis* (1977).
     """
     if not (isinstance(mild, (int, float)) and mild > 0 and math.isfinite(mild)):
-        raise ValueError(f"mild: must be a positive number, got {mild!r}")
+        raise InvalidArgumentError(f"mild: must be a positive number, got {mild!r}")
     tf = tukey_fences(x, mild=mild, severe=max(float(mild), 3.0))
     keep = np.ones(tf.n, dtype=bool)
     keep[tf.outlier_idx] = False
@@ -310,6 +315,8 @@ class OutlierVariance(Result):
     min_outlier_variance: float
     warnings: tuple[Finding, ...] = ()
 
+    _headline: ClassVar[tuple[str, ...]] = ("effect", "fraction", "evals")
+
 
 def classify_outlier_fraction(fraction: float) -> OutlierEffect:
     """criterion's classification of the outlier variance fraction.
@@ -330,19 +337,19 @@ def _outlier_variance_iv(
         try:
             f = float(v)
         except (TypeError, ValueError):
-            raise ValueError(f"{name}: must be a number, got {v!r}") from None
+            raise InvalidArgumentError(f"{name}: must be a number, got {v!r}") from None
         if not math.isfinite(f):
-            raise ValueError(f"{name}: must be finite, got {v!r}")
+            raise InvalidArgumentError(f"{name}: must be finite, got {v!r}")
         values.append(f)
     m, s, t = values
     if s < 0:
-        raise ValueError(f"sd: must be >= 0, got {sd!r}")
+        raise InvalidArgumentError(f"sd: must be >= 0, got {sd!r}")
     if t < 0:
-        raise ValueError(f"t_min: must be >= 0, got {t_min!r}")
+        raise InvalidArgumentError(f"t_min: must be >= 0, got {t_min!r}")
     if isinstance(evals, bool) or not isinstance(evals, (int, np.integer)) or int(evals) < 1:
-        raise ValueError(f"evals: must be an integer >= 1, got {evals!r}")
+        raise InvalidArgumentError(f"evals: must be an integer >= 1, got {evals!r}")
     if m > 0 and t >= m / int(evals):
-        raise ValueError(
+        raise InvalidArgumentError(
             f"t_min: must be below the per-evaluation mean {m / int(evals)!r}, got {t_min!r}"
         )
     return m, s, int(evals), t

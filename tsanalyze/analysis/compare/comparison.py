@@ -18,10 +18,11 @@ import pandas as pd
 from tsanalyze._result import Finding, Result
 from tsanalyze._typing import ArrayLike, RNGType
 from tsanalyze._validation import check_confidence_level, check_positive_int, check_rng
-from tsanalyze.analysis.compare import designs
+from tsanalyze.analysis.compare import designs, edges
 from tsanalyze.analysis.compare.sides import PAIRED_TESTS, UNPAIRED_TESTS, as_side, choose_design
 from tsanalyze.analysis.compare.verdicts import Verdict, decide
 from tsanalyze.stats.estimators import LocationEstimatorName
+from tsanalyze.stats.ticks import TickArg
 
 __all__ = [
     "LOCATION_ESTIMATORS",
@@ -92,8 +93,8 @@ class Comparison(Result):
     se_log : float
         Standard error of log(ratio), used for the geometric mean of a suite.
     ci_method : str
-        ``"bootstrap"`` (percentile; block bootstrap when autocorrelated), ``"t"`` or
-        ``"combine"``.
+        ``"bootstrap"`` (percentile; block bootstrap when autocorrelated), ``"t"``,
+        ``"combine"`` or ``"floor"`` (the ratio of two floor intervals, for the minimum).
     seed : int or None
     warnings : tuple of Finding
     """
@@ -193,6 +194,7 @@ def compare(
     column: str = "time_ns",
     benchmark: str | None = None,
     rng: RNGType = None,
+    tick: TickArg | tuple[TickArg, TickArg] = "auto",
 ) -> Comparison:
     """Compare a baseline ``a`` with a candidate ``b``.
 
@@ -244,6 +246,11 @@ def compare(
         Name recorded on the result (taken from a DataFrame's ``benchmark`` column).
     rng : int, Generator or None
         Seed for the bootstrap (recorded on the result).
+    tick : float, "auto", None, or a pair of them (a, b)
+        Timer resolution per evaluation of each side. ``"auto"``: the run metadata's
+        ``timer.precision_ns / evals`` of a run-format DataFrame, combined with the grid
+        the values sit on; a number: that step (combined with the grid); None: the values
+        are taken as exact.
 
     Returns
     -------
@@ -265,6 +272,13 @@ def compare(
     |r| = 0.5). Trials (several runs per side): the run is the replicate (Kalibera &
     Jones 2013); per-run estimates are compared with Welch's t (or, paired, a t test of
     the per-run log ratios) and a t interval on the log scale.
+
+    Edges (issue 23): on a timer grid the ratio's CI is widened for the rounding of both
+    sides (each location is within half a tick of the true one:
+    :func:`tsanalyze.stats.ticks.widen_ratio_for_ticks`), so no CI of a change has zero
+    width and *same* needs a CI that accounts for the tick. ``estimator="min"`` (one run
+    per side) compares floors: the CI is that of the ratio of the two floor intervals
+    (:func:`tsanalyze.stats.floor.floor_ratio_ci`), ``ci_method = "floor"``.
 
     Verdict: ``faster``/``slower`` when the CI of ratio − 1 lies wholly beyond
     ∓threshold and p < alpha; ``same`` when it lies wholly inside ±threshold;
@@ -307,11 +321,21 @@ def compare(
     )
     if design.kind == "run-level":
         out = designs.run_level(sa, sb, design.matched, opts)
+        x = y = None
     elif design.kind == "paired":
         assert design.matched is not None
-        out = designs.paired(*design.matched[0], opts, gen)
+        x, y = design.matched[0]
+        out = designs.paired(x, y, opts, gen)
     else:
-        out = designs.unpaired(sa.values[0], sb.values[0], opts, gen)
+        x, y = sa.values[0], sb.values[0]
+        out = designs.unpaired(x, y, opts, gen)
+    # issue 23: the timer's tick and the floor (.edges)
+    ta, tb = tick if isinstance(tick, tuple) else (tick, tick)
+    out = edges.at_the_edges(
+        out, design.kind, x, y, estimator=estimator, tick_a=edges.side_tick(a, sa, ta),
+        tick_b=edges.side_tick(b, sb, tb), confidence_level=confidence_level,
+        threshold=threshold,
+    )  # fmt: skip
     v, needed = decide(
         min(out.n_a, out.n_b), out.ratio, out.ci_low, out.ci_high, out.pvalue,
         threshold=threshold, alpha=alpha,

@@ -20,7 +20,7 @@ from tsanalyze.analysis.runset import plan
 from tsanalyze.analysis.runset.executor import Runner, run_compare, run_series, run_trials
 from tsanalyze.analysis.runset.results import ComparisonRow, RunAnalysis
 from tsanalyze.analysis.series import analyze_series
-from tsanalyze.errors import InvalidRunError, NotEnoughData
+from tsanalyze.errors import InvalidArgumentError, InvalidRunError, NotEnoughData
 from tsanalyze.stats.estimators import LocationEstimatorName
 
 __all__ = ["ProgressCallback", "analyze", "family_verdicts"]
@@ -121,11 +121,11 @@ def analyze(
     )
     names = {b for _, b in lay.keys}
     if baseline_benchmark is not None and baseline_benchmark not in names:
-        raise ValueError(
+        raise InvalidArgumentError(
             f"baseline_benchmark: no benchmark named {baseline_benchmark!r} in this run set"
         )
     if reference is not None and reference not in names:
-        raise ValueError(f"reference: no benchmark named {reference!r} in this run set")
+        raise InvalidArgumentError(f"reference: no benchmark named {reference!r} in this run set")
     children = np.random.SeedSequence(root_seed).spawn(len(lay.keys))
     seeds = [int(c.generate_state(1, dtype=np.uint32)[0]) for c in children]
     job_list = plan.series_jobs(data, lay, runs_meta, seeds, estimator, confidence_level, raw)

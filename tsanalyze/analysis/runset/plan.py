@@ -19,6 +19,7 @@ import pandas as pd
 from tsanalyze import schema
 from tsanalyze.analysis.runset.results import MIN_TRIALS
 from tsanalyze.analysis.series import SeriesAnalysis, series_inputs
+from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.estimators import LocationEstimatorName
 
 __all__ = [
@@ -35,7 +36,8 @@ __all__ = [
 ]
 
 RunsMeta = Mapping[str, Mapping[str, Any]]
-_COMPARE_COLUMNS = ("run", "round", "sample", "time_ns")
+#: evals: compare() turns the run's timer resolution into a per-evaluation tick (issue 23)
+_COMPARE_COLUMNS = ("run", "round", "sample", "evals", "time_ns")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -134,7 +136,7 @@ def match_run(baseline: str, runs_meta: RunsMeta, order: Sequence[str]) -> str:
         file = runs_meta.get(rid, {}).get("file")
         if file and (Path(file) == target or Path(file).resolve() == target.resolve()):
             return rid
-    raise ValueError(f"baseline: {baseline!r} is neither a run id nor a file of this run set")
+    raise InvalidArgumentError(f"baseline: {baseline!r} is neither a run id nor a file of this run set")
 
 
 def interleaved(df: pd.DataFrame, rid: str, meta: Mapping[str, Any] | None) -> bool:

@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from tsanalyze._units import parse_unit
+from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.io.importers._builder import RunBuilder
 from tsanalyze.io.importers._files import fail, file_mtime_utc, open_text
 from tsanalyze.io.importers._imported import RESERVED_COLUMNS, ImportedTable
@@ -88,9 +89,9 @@ def parse_mapping(text: str | None) -> dict[str, str]:
         key, eq, value = part.partition("=")
         key, value = key.strip(), value.strip()
         if not eq or not value:
-            raise ValueError(f"--map: expected KEY=VALUE, got {part!r}")
+            raise InvalidArgumentError(f"--map: expected KEY=VALUE, got {part!r}")
         if key not in _KEYS:
-            raise ValueError(f"--map: unknown key {key!r}; expected one of {', '.join(_KEYS)}")
+            raise InvalidArgumentError(f"--map: unknown key {key!r}; expected one of {', '.join(_KEYS)}")
         out[key] = value
     return out
 
@@ -118,24 +119,24 @@ class CsvImporter:
         m = parse_mapping(mapping) if isinstance(mapping, str) or mapping is None else dict(mapping)
         for k, v in options.items():
             if k not in _KEYS:
-                raise ValueError(
+                raise InvalidArgumentError(
                     f"csv import: unknown option {k!r}; expected mapping= or one of {', '.join(_KEYS)}"
                 )
             m[k] = str(v)
         unknown = set(m) - set(_KEYS)
         if unknown:
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"csv import: unknown mapping keys {sorted(unknown)}; expected {', '.join(_KEYS)}"
             )
         if "time" in m and "total" in m:
-            raise ValueError(
+            raise InvalidArgumentError(
                 "csv import: map either time (per evaluation) or total (per sample), not both"
             )
         unit = m.get("unit", "ns")
         try:
             scale = parse_unit(unit)
         except ValueError:
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"csv import: unit must be one of ns, us, ms, s, got {unit!r}"
             ) from None
         sep = m.get("sep") or ("\t" if Path(path).suffix.lower() in (".tsv", ".tab") else ",")
