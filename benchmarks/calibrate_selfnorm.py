@@ -19,7 +19,6 @@ import argparse
 
 import numpy as np
 
-from tsanalyze.datasets_dependent import fgn
 from tsanalyze.stats.changepoints._selfnorm import (
     _ALPHAS,
     _EPS,
@@ -31,6 +30,9 @@ HURSTS = np.array([0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 0.99])
 
 
 def main() -> None:
+    # issue 20's exact fGn simulator (branch i20-dependence)
+    from tsanalyze.datasets_dependent import fgn
+
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=20_000)
     ap.add_argument("--length", type=int, default=1024)

@@ -30,7 +30,6 @@ import numpy as np
 
 from tsanalyze.analysis.steady_state import steady_state
 from tsanalyze.datasets import simulate_rare_delays, simulate_series
-from tsanalyze.datasets_dependent import simulate_dependent
 from tsanalyze.stats.changepoints import ChangePoints
 from tsanalyze.stats.changepoints.api import changepoints
 
@@ -43,6 +42,8 @@ def _rows(make: Callable[[Gen], np.ndarray], reps: int, gen: Gen) -> np.ndarray:
 
 def classes(n: int) -> dict[str, tuple[Callable[[int, Gen], np.ndarray], float]]:
     """name -> (maker(reps, gen) of stationary rows, one noise sd in the units of x)."""
+    # fGn, sums of AR(1) and Markov modes: issue 20's simulators (branch i20-dependence)
+    from tsanalyze.datasets_dependent import simulate_dependent
 
     def ar(phi: float) -> Callable[[int, Gen], np.ndarray]:
         return lambda r, g: _rows(
@@ -125,6 +126,8 @@ def main() -> None:
             cells.append(f"{inv / reps:.0%} / {found / reps:.0%}")
         extra = f"{drift / reps:.0%} / {modes / reps:.0%}" if "edm" in meths else ""
         print(f"| {cname} | " + " | ".join(cells) + f" | {extra} |", flush=True)
+
+    from tsanalyze.datasets_dependent import simulate_dependent
 
     gen = np.random.default_rng(args.seed + 1)
     steps = {
