@@ -5,8 +5,8 @@ entries (``.. [1] Author (Year). Title. Venue. DOI``, continuation lines indente
 spaces) and, sometimes, ``[1]_`` in the text. Markdown knows neither: the entries run
 together into one paragraph and ``[1]_ ... [2]_`` turns into emphasis. This extension
 rewrites each entry as an item of a numbered list, each ``[n]_`` as ``[n]`` and each bare
-``https://`` address as a link before mkdocstrings parses the docstring; the docstrings themselves stay plain numpydoc (what
-``numpydoc`` and ``help()`` read).
+``https://`` address as a link before mkdocstrings parses the docstring; the docstrings
+themselves stay plain numpydoc (what ``numpydoc`` and ``help()`` read).
 
 Enabled in ``mkdocs.yml`` under the python handler's ``extensions`` option.
 """

@@ -1,8 +1,8 @@
 """Seeded synthetic timing data with known truth.
 
-The simulator follows the delay-factor model of seed 000: the time of one evaluation
-is a true time ``t0`` plus delays that only ever *add* time. Each of K delay factors
-fires a Poisson number of times per evaluation, each firing costing an exponential
+The simulator follows the delay-factor model of Chen et al. (2016) [1]_: the time of one
+evaluation is a true time ``t0`` plus delays that only ever *add* time. Each of K delay
+factors fires a Poisson number of times per evaluation, each firing costing an exponential
 amount of time with the factor's own scale. On top of that: timer overhead and
 quantisation, optional warm-up decay, level shifts, slow drift, AR(1) dependence and
 bimodal regimes across runs. Other noise families (Gaussian, Student-t(3), t(3) plus
@@ -14,8 +14,9 @@ statistical tests can check coverage, false-alarm rates and power.
 
 References
 ----------
-seed 000: Chen, Revels, Edelman, "Robust benchmarking in noisy environments",
-IEEE HPEC 2016 (delay-factor model, Eq. 1–4).
+.. [1] Chen, J., Revels, J., & Edelman, A. (2016). Robust benchmarking in noisy
+   environments. IEEE High Performance Extreme Computing Conference (HPEC 2016), §III, the
+   delay-factor model, Eqs. 1–4. arXiv:1608.04295.
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ _TRUTH_SEED = 20161013
 
 @dataclass(frozen=True, slots=True)
 class DelayFactor:
-    """One source of delay (seed 000, Eq. 2): fires ``rate`` times per evaluation on
+    """One source of delay (Chen et al. 2016, Eq. 2): fires ``rate`` times per evaluation on
     average (Poisson); each firing costs Exp(mean ``relative_scale`` × scale × t0)."""
 
     name: str
@@ -261,7 +262,7 @@ def simulate_series(
     t0 : float
         True time of one evaluation (ns), before any delay.
     noise : {"delay", "gaussian", "t3", "t3-spikes"}
-        ``delay``: delay-factor model of seed 000 (noise only adds time); ``gaussian``:
+        ``delay``: delay-factor model of Chen et al. 2016 (noise only adds time); ``gaussian``:
         symmetric with sd ``scale*t0``; ``t3``: Student-t(3) with scale ``scale*t0``;
         ``t3-spikes``: t3 plus, with probability ``spike_rate``, a spike of
         ``spike_scale*scale*t0*(1 + Exp(1))``.
@@ -303,8 +304,9 @@ def simulate_series(
 
     References
     ----------
-    seed 000: Chen, Revels, Edelman, "Robust benchmarking in noisy environments",
-    IEEE HPEC 2016.
+    .. [1] Chen, J., Revels, J., & Edelman, A. (2016). Robust benchmarking in noisy
+       environments. IEEE High Performance Extreme Computing Conference (HPEC 2016), §III,
+       the delay-factor model. arXiv:1608.04295.
 
     Examples
     --------
@@ -357,7 +359,7 @@ def simulate_run(
     evals : int
         Evaluations per sample.
     interleave : bool
-        One sample of every benchmark per round in a shuffled order (seed 002); else
+        One sample of every benchmark per round in a shuffled order (zenbench); else
         each benchmark's series runs to completion in turn.
     timer_overhead_ns, timer_resolution_ns : float
         Added to every sample's elapsed time and used to quantise it.
@@ -380,8 +382,14 @@ def simulate_run(
 
     References
     ----------
-    seed 000 (delay factors, timer resolution); seed 002 (interleaved shuffled rounds);
-    seed 004 (timer overhead in every sample).
+    .. [1] Chen, J., Revels, J., & Edelman, A. (2016). Robust benchmarking in noisy
+       environments. IEEE High Performance Extreme Computing Conference (HPEC 2016),
+       §II–III, delay factors and timer resolution. arXiv:1608.04295.
+    .. [2] zenbench documentation, "Methodology" (interleaved shuffled rounds).
+       https://github.com/imazen/zenbench
+    .. [3] Ou, C. (2020). Eliminating a source of measurement errors in benchmarks (the
+       timer overhead in every sample).
+       https://changkun.de/blog/posts/eliminating-a-source-of-measurement-errors-in-benchmarks
     """
     gen, seed = check_rng(rng)
     check_positive_int(n_rounds, "n_rounds")
@@ -468,7 +476,7 @@ def simulate_trials(n_trials: int, *, rng: RNGType = None, **kwargs: object) -> 
     """Simulate ``n_trials`` runs (process-level repetitions) of the same benchmarks.
 
     Keyword arguments go to :func:`simulate_run` (``regime_prob``/``regime_shift`` give
-    bimodal behaviour across runs, as seed 000 Figs. 3–4 observe). Returns the runs
+    bimodal behaviour across runs, as Chen et al. 2016, Figs. 3–4 observe). Returns the runs
     concatenated; ``truth`` is that of the last run (the truth of the noise does not
     depend on the run unless a regime is drawn: see each run's metadata).
     """

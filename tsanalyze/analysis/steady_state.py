@@ -458,14 +458,16 @@ def steady_state(
 
     References
     ----------
-    L. Traini, V. Cortellessa, D. Di Pompeo, M. Tucci, "Towards effective assessment of
-    steady state performance in Java software: are we there yet?", Empirical Software
-    Engineering 28 (2023) 13, doi:10.1007/s10664-022-10247-x (the stable segment from the
-    end backwards). E. Barrett, C. F. Bolz-Tereick, R. Killick, S. Mount, L. Tratt,
-    "Virtual machine warmup blows hot and cold", OOPSLA 2017, doi:10.1145/3133876
-    (classification, tail rule). seed 001: Li et al., "Pilot: a framework that
-    understands how to do performance benchmarks the right way", MASCOTS 2016
-    (stable-segment rule).
+    .. [1] Traini, L., Cortellessa, V., Di Pompeo, D., & Tucci, M. (2023). Towards effective
+       assessment of steady state performance in Java software: are we there yet? Empirical
+       Software Engineering 28, 13 (the stable segment from the end backwards).
+       https://doi.org/10.1007/s10664-022-10247-x
+    .. [2] Barrett, E., Bolz-Tereick, C. F., Killick, R., Mount, S., & Tratt, L. (2017).
+       Virtual machine warmup blows hot and cold. Proceedings of the ACM on Programming
+       Languages 1(OOPSLA), 52 (classification, tail rule). https://doi.org/10.1145/3133876
+    .. [3] Li, Y., Gupta, Y., Miller, E. L., & Long, D. D. E. (2016). Pilot: a framework
+       that understands how to do performance benchmarks the right way. MASCOTS 2016,
+       §III-A, the stable-segment rule. https://doi.org/10.1109/MASCOTS.2016.31
 
     Examples
     --------
@@ -546,8 +548,9 @@ def steady_state_trials(
 
     References
     ----------
-    E. Barrett et al., "Virtual machine warmup blows hot and cold", OOPSLA 2017,
-    doi:10.1145/3133876.
+    .. [1] Barrett, E., Bolz-Tereick, C. F., Killick, R., Mount, S., & Tratt, L. (2017).
+       Virtual machine warmup blows hot and cold. Proceedings of the ACM on Programming
+       Languages 1(OOPSLA), 52. https://doi.org/10.1145/3133876
     """
     if isinstance(trials, np.ndarray) and trials.ndim == 2:
         series: list[Any] = list(trials)

@@ -109,10 +109,17 @@ def changepoints(
 
     References
     ----------
-    seed 001: Li et al., "Pilot: a framework that understands how to do performance
-    benchmarks the right way", MASCOTS 2016. James, Kejariwal, Matteson,
-    arXiv:1411.7955 (2014). Matteson & James, JASA 109 (2014). Killick et al., JASA 107
-    (2012).
+    .. [1] Li, Y., Gupta, Y., Miller, E. L., & Long, D. D. E. (2016). Pilot: a framework
+       that understands how to do performance benchmarks the right way. MASCOTS 2016,
+       §III-A. https://doi.org/10.1109/MASCOTS.2016.31
+    .. [2] James, N. A., Kejariwal, A., & Matteson, D. S. (2014). Leveraging cloud data to
+       mitigate user experience from 'breaking bad'. arXiv:1411.7955.
+    .. [3] Matteson, D. S., & James, N. A. (2014). A nonparametric approach for multiple
+       change point analysis of multivariate data. JASA 109.
+       https://doi.org/10.1080/01621459.2013.849605
+    .. [4] Killick, R., Fearnhead, P., & Eckley, I. A. (2012). Optimal detection of
+       changepoints with a linear computational cost. JASA 107.
+       https://doi.org/10.1080/01621459.2012.737745
 
     Examples
     --------
