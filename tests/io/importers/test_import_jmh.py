@@ -126,8 +126,8 @@ def test_report_reads_jmh_directly(tmp_path: Path) -> None:
         (
             [{"benchmark": "B", "mode": "sample",
               "primaryMetric": {"scoreUnit": "ns/op", "rawDataHistogram": [[[[5.0, 1.5]]]]}}],
-            "$[0].primaryMetric.rawDataHistogram[0][0]",
-            "whole-number counts",
+            "$[0].primaryMetric.rawDataHistogram[0][0][0][1]",
+            "whole-number count",
         ),
     ],
 )  # fmt: skip

@@ -77,7 +77,7 @@ class CriterionImporter:
                 "",
                 f"expected criterion results: no {baseline}/sample.json below this directory",
             )
-        builder = RunBuilder()
+        builder = RunBuilder(path)
         spec: list[dict[str, Any]] = []
         for f in files:
             root = JsonPath(f, read_json(f))

@@ -213,6 +213,7 @@ class CsvImporter:
         extra_names = [c for c in extras if c not in RESERVED_COLUMNS]
         work = _numbers(path, table[m["work"]], m["work"]) if "work" in m else None
         builder = RunBuilder(
+            path,
             extra=[*extra_names, *(["work"] if work is not None else [])],
             extra_dtypes=dict.fromkeys(extra_names, "object"),
         )

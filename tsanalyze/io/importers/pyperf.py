@@ -71,7 +71,7 @@ class PyperfImporter:
         common = top.get("metadata") or {}
         if not isinstance(common, dict):
             raise root.key("metadata").error("expected an object")
-        builder = RunBuilder()
+        builder = RunBuilder(path)
         mtime: str | None = None
         index = 0
         for bi, bench in enumerate(root.key("benchmarks").items()):
