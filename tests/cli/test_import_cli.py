@@ -36,19 +36,35 @@ def test_single_run_to_file(tmp_path: Path) -> None:
     assert meta["source"]["file"].endswith("old.txt")
 
 
-def test_many_runs_numbered(tmp_path: Path) -> None:
-    out = tmp_path / "telco.parquet"
+def test_many_runs_in_the_one_file_named(tmp_path: Path) -> None:
+    # issue 15: `-o run.parquet` means that file, holding all 41 runs of telco.json (40
+    # worker processes and the calibration run), not run-001 ... run-041
+    out = tmp_path / "run.parquet"
     res = runner.invoke(
-        app, ["import", "pyperf", str(DATA / "pyperf" / "telco.json"), "-o", str(out)]
+        app, ["import", "auto", str(DATA / "pyperf" / "telco.json"), "-o", str(out)]
     )
     assert res.exit_code == 0, res.output
-    files = sorted(tmp_path.glob("telco-*.parquet"))
-    assert len(files) == 41 and files[0].name == "telco-001.parquet"
-    df = read_runs(files)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.parquet"]
+    assert "imported 41 run(s)" in res.output
+    df = read_runs(out)
+    direct = read_runs(DATA / "pyperf" / "telco.json")
+    assert list(df.attrs["runs"]) == list(direct.attrs["runs"])
+    assert {m["file"] for m in df.attrs["runs"].values()} == {str(out)}  # one side
     # the values survive the round trip through Parquet: pyperf `stats` median 22.5 ms
     assert len(df) == 120 and f"{df['time_ns'].median() / 1e6:.1f}" == "22.5"
-    with_warmups = read_runs(files, include_warmups=True)
+    np.testing.assert_array_equal(df["time_ns"], direct["time_ns"])
+    with_warmups = read_runs(out, include_warmups=True)
     assert set(with_warmups["kind"]) == {"value", "warmup", "calibration"}
+    # the calibration-only run is in the file and never read as a run of its own
+    assert df.groupby("run", observed=True).size().size == 40
+    # several inputs and one output file: refused, nothing written
+    res = runner.invoke(
+        app,
+        ["import", "auto", str(DATA / "pyperf" / "telco.json"), str(DATA / "benchstat" / "old.txt"),
+         "-o", str(tmp_path / "two.parquet")],
+    )  # fmt: skip
+    assert res.exit_code == 2 and "give a directory" in res.output
+    assert not (tmp_path / "two.parquet").exists()
 
 
 def test_directory_output_and_csv_map(tmp_path: Path) -> None:
@@ -82,8 +98,9 @@ def test_directory_output_and_csv_map(tmp_path: Path) -> None:
         ],
     )
     assert res.exit_code == 0, res.output
-    assert sorted(p.name for p in out.iterdir()) == ["timings-001.parquet", "timings-002.parquet"]
+    assert sorted(p.name for p in out.iterdir()) == ["timings.parquet"]
     df = read_runs(out)
+    assert len(df.attrs["runs"]) == 2
     assert sorted(df["benchmark"].unique()) == ["parse", "render"]
     assert "host" in df.columns
 
@@ -156,14 +173,13 @@ def test_criterion_baseline_option(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("output", "sources", "names"),
     [
-        ("a.parquet", [("x.json", 1)], ["a.parquet"]),
-        ("a.parquet", [("x.json", 2)], ["a-001.parquet", "a-002.parquet"]),
-        ("d", [("x.json", 1), ("y.txt", 2)], ["d/x.parquet", "d/y-001.parquet", "d/y-002.parquet"]),
-        ("d", [("p/x.json", 1), ("q/x.json", 1)], ["d/x.parquet", "d/x_2.parquet"]),
+        ("a.parquet", ["x.json"], ["a.parquet"]),
+        ("d", ["x.json", "y.txt"], ["d/x.parquet", "d/y.parquet"]),
+        ("d", ["p/x.json", "q/x.json"], ["d/x.parquet", "d/x_2.parquet"]),
     ],
 )
-def test_output_paths(output: str, sources: list[tuple[str, int]], names: list[str]) -> None:
-    got = output_paths(Path(output), [(Path(s), n) for s, n in sources])
+def test_output_paths(output: str, sources: list[str], names: list[str]) -> None:
+    got = output_paths(Path(output), [Path(s) for s in sources])
     assert [p.as_posix() for p in got] == names
 
 
@@ -257,7 +273,7 @@ def test_failure_midway_removes_what_was_written(
 ) -> None:
     import tsanalyze.io.runs as runs_module
 
-    real = runs_module.write_run
+    real = runs_module.write_runs
     calls = {"n": 0}
 
     def flaky(*args: object, **kwargs: object) -> Path:
@@ -266,11 +282,10 @@ def test_failure_midway_removes_what_was_written(
             raise OSError(28, "No space left on device")
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(runs_module, "write_run", flaky)
+    monkeypatch.setattr(runs_module, "write_runs", flaky)
     out = tmp_path / "new" / "dir"
-    res = runner.invoke(
-        app, ["import", "auto", str(DATA / "pyperf" / "telco.json"), "-o", str(out)]
-    )
+    inputs = [DATA / "benchstat" / "old.txt", DATA / "benchstat" / "new.txt", DATA / "pyperf" / "telco.json"]
+    res = runner.invoke(app, ["import", "auto", *map(str, inputs), "-o", str(out)])
     assert res.exit_code == 2
     assert "No space left on device" in res.output and "nothing written" in res.output
     assert not (tmp_path / "new").exists()

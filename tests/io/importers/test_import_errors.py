@@ -324,6 +324,7 @@ def test_registry() -> None:
         "pytest-benchmark",
         "benchmarktools",
         "jmh",
+        "values",
         "csv",
     }
     for name, importer in FORMATS.items():

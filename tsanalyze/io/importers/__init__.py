@@ -16,6 +16,7 @@ format name               files
 ``pytest-benchmark``      pytest-benchmark JSON (raw data needs ``--benchmark-save-data``)
 ``benchmarktools``        BenchmarkTools.jl ``BenchmarkTools.save`` JSON
 ``jmh``                   JMH (Java) ``-rf json`` result files
+``values``                a JSON list of times, or a list of lists (one per fork); ``unit=``
 ``csv``                   CSV/TSV with a column mapping
 ========================  ==============================================================
 
@@ -45,6 +46,7 @@ from tsanalyze.io.importers.hyperfine import HyperfineImporter
 from tsanalyze.io.importers.jmh import JmhImporter
 from tsanalyze.io.importers.pyperf import PyperfImporter
 from tsanalyze.io.importers.pytest_benchmark import PytestBenchmarkImporter, load_summaries
+from tsanalyze.io.importers.values import ValuesImporter
 
 __all__ = [
     "FORMATS",
@@ -70,6 +72,7 @@ FORMATS: dict[str, Importer] = {
     "hyperfine": HyperfineImporter(),
     "criterion": CriterionImporter(),
     "gobench": GoBenchImporter(),
+    "values": ValuesImporter(),
     "csv": CsvImporter(),
 }
 
@@ -129,7 +132,7 @@ def load(path: Path | str, format: str = "auto", **kwargs: Any) -> list[Imported
         A key of :data:`FORMATS`, or ``"auto"`` to :func:`sniff` it.
     **kwargs
         Format options: ``mapping`` (or ``time=``, ``benchmark=``, ...) for ``csv``,
-        ``baseline`` for ``criterion``.
+        ``baseline`` for ``criterion``, ``unit`` for ``values``.
 
     Returns
     -------

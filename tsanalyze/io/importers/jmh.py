@@ -216,14 +216,14 @@ def _fork_values(metric: JsonPath, mode: str) -> list[tuple[np.ndarray, np.ndarr
         per_iteration: list[tuple[np.ndarray, np.ndarray]] = []
         for it in f.items():
             pairs = _histogram(it)
-            per_iteration.append((pairs[:, 0], pairs[:, 1].astype(np.int64)))
-            total += int(pairs[:, 1].sum())
+            total += float(pairs[:, 1].sum())
             if total > MAX_EXPANDED_SAMPLES:
                 raise it.error(
                     f"the histogram counts add up to more than {MAX_EXPANDED_SAMPLES:,} sampled "
                     "operations; tsanalyze keeps one row per operation and refuses to expand "
                     "this many (about 100 bytes each)"
                 )
+            per_iteration.append((pairs[:, 0], pairs[:, 1].astype(np.int64)))
         if sum(int(c.sum()) for _, c in per_iteration) == 0:
             raise f.error("expected at least one sampled operation")
         parsed.append(per_iteration)
