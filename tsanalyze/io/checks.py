@@ -35,14 +35,23 @@ _NOT_NULL = ("benchmark", "run", "round", "position", "sample", "evals", "ns")
 Rows = pa.Table | pd.DataFrame
 
 
+_CACHE: dict[tuple[int, str], Any] = {}
+
+
 def _column(rows: Rows, name: str) -> Any:
-    if isinstance(rows, pa.Table):
-        return rows.column(name).combine_chunks()
-    return rows[name]
+    """A column (of an Arrow table: string columns combined into one array, once)."""
+    if not isinstance(rows, pa.Table):
+        return rows[name]
+    key = (id(rows), name)
+    if key not in _CACHE:
+        col = rows.column(name)
+        string = pa.types.is_dictionary(col.type) or pa.types.is_string(col.type) or pa.types.is_large_string(col.type)
+        _CACHE[key] = col.combine_chunks() if string else col
+    return _CACHE[key]
 
 
 def _null_mask(col: Any) -> np.ndarray | None:
-    if isinstance(col, pa.Array):
+    if isinstance(col, (pa.Array, pa.ChunkedArray)):
         if not col.null_count:
             return None
         return np.asarray(pc.is_null(col).to_numpy(zero_copy_only=False))
@@ -52,7 +61,7 @@ def _null_mask(col: Any) -> np.ndarray | None:
 
 def _numbers(col: Any) -> np.ndarray:
     """A column without nulls as a numpy array (integers kept as integers)."""
-    if isinstance(col, pa.Array):
+    if isinstance(col, (pa.Array, pa.ChunkedArray)):
         if pa.types.is_dictionary(col.type):
             col = col.cast(col.type.value_type)
         return np.asarray(col.to_numpy(zero_copy_only=False))
@@ -80,7 +89,7 @@ def _first(mask: np.ndarray) -> int:
 
 def _cell(rows: Rows, name: str, i: int) -> Any:
     col = _column(rows, name)
-    return col[i].as_py() if isinstance(col, pa.Array) else col.iloc[i]
+    return col[i].as_py() if isinstance(col, (pa.Array, pa.ChunkedArray)) else col.iloc[i]
 
 
 def _row(rows: Rows, i: int) -> str:
@@ -135,6 +144,13 @@ def check_rows(source: str | Path, rows: Rows, run_ids: Sequence[str]) -> None:
     DESIGN.md, "The run format (schema version 1)" and "Decisions added after the first
     release"; :mod:`tsanalyze.schema` (version 2).
     """
+    try:
+        _check(source, rows, run_ids)
+    finally:
+        _CACHE.clear()
+
+
+def _check(source: str | Path, rows: Rows, run_ids: Sequence[str]) -> None:
     n = rows.num_rows if isinstance(rows, pa.Table) else len(rows)
     names = rows.column_names if isinstance(rows, pa.Table) else list(rows.columns)
     missing = [c for c in schema.REQUIRED_COLUMNS if c not in names]
@@ -147,42 +163,8 @@ def check_rows(source: str | Path, rows: Rows, run_ids: Sequence[str]) -> None:
             raise InvalidRunError(f"{source}: column {name}: null at {_row(rows, i)}")
     if n == 0:
         return
-    ns = _numbers(_column(rows, "ns")).astype(np.float64, copy=False)
-    with np.errstate(invalid="ignore"):
-        bad = ~(np.isfinite(ns) & (ns > 0) & (ns < schema.MAX_SAMPLE_NS))
-    if bad.any():
-        i = _first(bad)
-        why = (
-            "is not finite (NaN, or too large a value for a time)" if not math.isfinite(ns[i])
-            else "is not > 0" if ns[i] <= 0
-            else f"is beyond {schema.MAX_SAMPLE_NS:.4g} ns (292 years), more than any clock measures"
-        )  # fmt: skip
-        raise InvalidRunError(
-            f"{source}: column ns: time {_fmt(ns[i])} at {_row(rows, i)} {why}"
-        )
-    evals = _numbers(_column(rows, "evals"))
-    if evals.dtype.kind == "f":
-        bad = ~((evals >= 1) & (evals == np.round(evals)) & (evals <= _INT64_MAX))
-    elif evals.dtype.kind == "u":
-        bad = (evals < 1) | (evals > _INT64_MAX)
-    else:
-        bad = evals < 1
-    if bad.any():
-        i = _first(bad)
-        raise InvalidRunError(
-            f"{source}: column evals: {_fmt(evals[i])} at {_row(rows, i)} is not a whole "
-            f"number from 1 to {_INT64_MAX}"
-        )
-    for name, top in _INDEX_COLUMNS.items():
-        v = _numbers(_column(rows, name))
-        bad = (v < 0) | (v > top)
-        if bad.any():
-            i = _first(bad)
-            raise InvalidRunError(
-                f"{source}: column {name}: {_fmt(v[i])} at {_row(rows, i)} is not "
-                f"between 0 and {top}"
-            )
-    if "work" in names:
+    _check_numbers(source, rows)
+    if "work" in names and not _in_range(_column(rows, "work"), -math.inf, math.inf, low_open=True, high_open=True):
         col = _column(rows, "work")
         w = _numbers(col).astype(np.float64, copy=False)
         bad = ~np.isfinite(w)
@@ -201,7 +183,18 @@ def check_rows(source: str | Path, rows: Rows, run_ids: Sequence[str]) -> None:
                 f"{source}: column kind: {unknown[0]!r} at {_row(rows, i)}; the run format "
                 f"reserves this column for {', '.join(schema.ROW_KINDS)} (rename your column)"
             )
-    run_codes, run_names = _codes(_column(rows, "run"))
+    run_col = _column(rows, "run")
+    if len(run_ids) == 1 and isinstance(run_col, pa.Array):
+        # one run (every collector file): its column holds one value, no codes needed
+        distinct = pc.unique(run_col).to_pylist()
+        if isinstance(run_col.type, pa.DictionaryType):
+            distinct = pc.unique(run_col.cast(run_col.type.value_type)).to_pylist()
+        run_names = [*distinct]
+        run_codes = np.zeros(n, dtype=np.int64) if len(distinct) == 1 else _codes(run_col)[0]
+        if len(distinct) > 1:
+            run_names = _codes(run_col)[1]
+    else:
+        run_codes, run_names = _codes(run_col)
     declared = set(run_ids)
     other = [r for r in run_names if r not in declared]
     if other:
@@ -214,6 +207,83 @@ def check_rows(source: str | Path, rows: Rows, run_ids: Sequence[str]) -> None:
     _check_duplicates(source, rows, run_codes, run_names)
 
 
+def _check_numbers(source: Any, rows: Rows) -> None:
+    if not _in_range(_column(rows, "ns"), 0.0, schema.MAX_SAMPLE_NS, low_open=True, high_open=True):
+        _check_ns(source, rows)
+    if not _in_range(_column(rows, "evals"), 1, _INT64_MAX):
+        _check_evals(source, rows)
+    for name, top in _INDEX_COLUMNS.items():
+        if not _in_range(_column(rows, name), 0, top):
+            _check_index(source, rows, name, top)
+
+
+def _in_range(col: Any, lo: float, hi: float, *, low_open: bool = False, high_open: bool = False) -> bool:
+    """A cheap pass (min and max, no copy) saying every value lies in the range; False
+    means "look closer" (a NaN, a value outside, a float column of counts)."""
+    if isinstance(col, (pa.Array, pa.ChunkedArray)):
+        if pa.types.is_floating(col.type) and pc.any(pc.is_nan(col)).as_py():
+            return False
+        mm = pc.min_max(col)
+        vmin, vmax = mm["min"].as_py(), mm["max"].as_py()
+    else:
+        arr = np.asarray(col)
+        if arr.dtype.kind not in "iuf" or (arr.dtype.kind == "f" and lo >= 1):
+            return False
+        if arr.size == 0:
+            return True
+        vmin, vmax = arr.min(), arr.max()
+        if arr.dtype.kind == "f" and not (math.isfinite(vmin) and math.isfinite(vmax)):
+            return False
+    if vmin is None:
+        return True
+    ok_lo = vmin > lo if low_open else vmin >= lo
+    ok_hi = vmax < hi if high_open else vmax <= hi
+    return bool(ok_lo and ok_hi)
+
+
+def _check_ns(source: Any, rows: Rows) -> None:
+    ns = _numbers(_column(rows, "ns")).astype(np.float64, copy=False)
+    with np.errstate(invalid="ignore"):
+        bad = ~(np.isfinite(ns) & (ns > 0) & (ns < schema.MAX_SAMPLE_NS))
+    if bad.any():
+        i = _first(bad)
+        why = (
+            "is not finite (NaN, or too large a value for a time)" if not math.isfinite(ns[i])
+            else "is not > 0" if ns[i] <= 0
+            else f"is beyond {schema.MAX_SAMPLE_NS:.4g} ns (292 years), more than any clock measures"
+        )  # fmt: skip
+        raise InvalidRunError(
+            f"{source}: column ns: time {_fmt(ns[i])} at {_row(rows, i)} {why}"
+        )
+
+
+def _check_evals(source: Any, rows: Rows) -> None:
+    evals = _numbers(_column(rows, "evals"))
+    if evals.dtype.kind == "f":
+        bad = ~((evals >= 1) & (evals == np.round(evals)) & (evals < 2.0**63))
+    elif evals.dtype.kind == "u":
+        bad = (evals < 1) | (evals > _INT64_MAX)
+    else:
+        bad = evals < 1
+    if bad.any():
+        i = _first(bad)
+        raise InvalidRunError(
+            f"{source}: column evals: {_fmt(evals[i])} at {_row(rows, i)} is not a whole "
+            f"number from 1 to {_INT64_MAX}"
+        )
+
+
+def _check_index(source: Any, rows: Rows, name: str, top: int) -> None:
+    v = _numbers(_column(rows, name))
+    bad = (v < 0) | (v > top)
+    if bad.any():
+        i = _first(bad)
+        raise InvalidRunError(
+            f"{source}: column {name}: {_fmt(v[i])} at {_row(rows, i)} is not "
+            f"between 0 and {top}"
+        )
+
+
 def _is_na(value: Any) -> bool:
     try:
         return bool(pd.isna(value))
@@ -224,6 +294,9 @@ def _is_na(value: Any) -> bool:
 def _check_duplicates(source: Any, rows: Rows, run_codes: np.ndarray, run_names: list[Any]) -> None:
     bench_codes, bench_names = _codes(_column(rows, "benchmark"))
     sample = _numbers(_column(rows, "sample")).astype(np.int64, copy=False)
+    group = run_codes * max(len(bench_names), 1) + bench_codes
+    if _distinct_fast(group, sample):
+        return
     order = np.lexsort((sample, bench_codes, run_codes))
     same = (
         (run_codes[order][1:] == run_codes[order][:-1])
@@ -237,6 +310,17 @@ def _check_duplicates(source: Any, rows: Rows, run_codes: np.ndarray, run_names:
             f"{source}: duplicate (run, benchmark, sample) = ({run_names[run_codes[i]]!r}, "
             f"{bench_names[bench_codes[i]]!r}, {int(sample[i])}) at rows {int(order[k])} and {i}"
         )
+
+
+def _distinct_fast(group: np.ndarray, sample: np.ndarray) -> bool:
+    """True when every (group, sample) is distinct: one sort of a combined int64 key
+    (fast on the nearly sorted keys of real files; samples are >= 0 by then). False means
+    "a duplicate, or a key that would not fit in int64": the caller locates it."""
+    span = int(sample.max()) + 1
+    if (int(group.max()) + 1) * span >= 2**62:
+        return False
+    key = np.sort(group * span + sample, kind="stable")
+    return not bool((key[1:] == key[:-1]).any())
 
 
 def json_safe(value: Any) -> Any:
