@@ -42,7 +42,7 @@ def test_a_strided_view_is_copied_contiguous() -> None:
 
 
 def test_series_refusals_name_the_parameter_and_the_place() -> None:
-    _refused(as_series_array, ["a", "b"], "times", match=r"^times: cannot be read as numbers")
+    _refused(as_series_array, ["a", "b"], "times", match=r"^times: expected real numbers, got strings")
     _refused(as_series_array, np.ones((2, 3)), match=r"^x: expected a 1-d series.*\(2, 3\)")
     _refused(as_series_array, [1.0, 2.0, np.nan], match=r"^x: value at index 2 is nan")
     _refused(as_series_array, [np.inf, 1.0], match=r"^x: value at index 0 is inf")

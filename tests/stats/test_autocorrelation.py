@@ -241,7 +241,7 @@ def test_autocorrelation_edge_cases() -> None:
     with pytest.raises(ValueError, match="index 0"):
         autocorrelation([math.inf, 2.0, 3.0, 4.0, 5.0])
     with pytest.raises(ValueError, match="nlags"):
-        autocorrelation(np.arange(20.0), nlags=15)
+        autocorrelation(np.arange(1.0, 21.0), nlags=15)
     const = autocorrelation(np.full(40, 7.0))
     assert const.independent and const.ljungbox_pvalue == 1.0
     assert const.integrated_time == 1.0
