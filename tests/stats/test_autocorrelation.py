@@ -246,12 +246,13 @@ def test_autocorrelation_edge_cases() -> None:
     assert const.independent and const.ljungbox_pvalue == 1.0
     assert const.integrated_time == 1.0
     assert "constant" in const.warning_codes
-    trend = autocorrelation(np.arange(300.0))
+    trend = autocorrelation(np.arange(1.0, 301.0))
     assert trend.subsession_size is None and not trend.independent
     assert "no-subsession-size" in trend.warning_codes
-    # negative and zero times are numbers like any other here
-    four = autocorrelation([-1.0, 0.0, 2.0, -3.0])
-    assert four.n == 4
+    # issue 18: times must be > 0, as in compare() (one validation path for every entry)
+    with pytest.raises(ValueError, match="x: value at index 0 is -1.0; times must be > 0"):
+        autocorrelation([-1.0, 0.0, 2.0, -3.0])
+    assert autocorrelation([1.0, 4.0, 2.0, 3.0]).n == 4
 
 
 def test_public_export() -> None:
