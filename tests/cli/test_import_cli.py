@@ -289,3 +289,58 @@ def test_failure_midway_removes_what_was_written(
     assert res.exit_code == 2
     assert "No space left on device" in res.output and "nothing written" in res.output
     assert not (tmp_path / "new").exists()
+
+
+def test_a_json_list_of_times_and_a_list_of_forks(tmp_path: Path) -> None:
+    # issue 15: the shape of many papers' artefacts and of JMH's rawData, read with --unit
+    flat = tmp_path / "times.json"
+    flat.write_text(json.dumps([1.5, 2.5, 1.75]))
+    forks = tmp_path / "forks.json"
+    forks.write_text(json.dumps([[1.5, 2.5], [3.0], [2.0, 2.25, 2.5]]))
+    out = tmp_path / "out"
+    res = runner.invoke(app, ["import", "auto", str(flat), str(forks), "-o", str(out), "--unit", "us"])
+    assert res.exit_code == 0, res.output
+    one = read_runs(out / "times.parquet")
+    assert one["time_ns"].tolist() == [1500.0, 2500.0, 1750.0]
+    assert set(one["benchmark"]) == {"times"} and len(one.attrs["runs"]) == 1
+    many = read_runs(out / "forks.parquet")
+    assert len(many.attrs["runs"]) == 3  # one run per fork: the trials of one side
+    assert many.groupby("run", observed=True).size().tolist() == [2, 1, 3]
+    assert many["time_ns"].tolist() == [1500.0, 2500.0, 3000.0, 2000.0, 2250.0, 2500.0]
+
+
+@pytest.mark.parametrize(
+    ("content", "args", "needle"),
+    [
+        ([1.5, 2.5], [], "does not say its unit"),
+        ([1.5, 2.5], ["--unit", "weeks"], "unit: must be one of ns, us, ms, s"),
+        ([[1.5], 2.5], ["--unit", "s"], "$[1]: expected an array of times"),
+        ([[1.5], []], ["--unit", "s"], "$[1]: expected at least one time"),
+        ([1.5, "2.5"], ["--unit", "s"], "$[1]: expected a finite number, got a string"),
+        ([1.5, -2.5], ["--unit", "s"], "$[1]: expected a finite number > 0"),
+        ([1.5, 1e300], ["--unit", "s"], "beyond 9.223e+18 ns"),
+    ],
+)
+def test_a_json_list_refused_on_one_line(
+    tmp_path: Path, content: object, args: list[str], needle: str
+) -> None:
+    p = tmp_path / "times.json"
+    p.write_text(json.dumps(content))
+    out = tmp_path / "o.parquet"
+    res = runner.invoke(app, ["import", "values", str(p), "-o", str(out), *args])
+    assert res.exit_code == 2, res.output
+    assert len(res.stderr.strip().splitlines()) == 1 and needle in res.stderr, res.stderr
+    assert not out.exists()
+
+
+def test_unit_option_for_csv_and_refused_elsewhere(tmp_path: Path) -> None:
+    csv = tmp_path / "t.csv"
+    csv.write_text("benchmark,time\na,1.5\na,2\n")
+    out = tmp_path / "c.parquet"
+    res = runner.invoke(app, ["import", "csv", str(csv), "-o", str(out), "--unit", "ms"])
+    assert res.exit_code == 0, res.output
+    assert read_runs(out)["time_ns"].tolist() == [1.5e6, 2e6]
+    res = runner.invoke(
+        app, ["import", "auto", str(DATA / "benchstat" / "old.txt"), "-o", str(tmp_path / "g.parquet"), "--unit", "ms"]
+    )
+    assert res.exit_code == 2 and "--unit applies to" in res.stderr

@@ -176,3 +176,17 @@ def test_bad_containers_are_refused(tmp_path: Path, meta: dict, needle: str) -> 
 def test_a_container_with_a_run_twice_is_refused(tmp_path: Path) -> None:
     t, meta = _table(tmp_path)
     _refused(_raw(tmp_path / "c.parquet", t, {"schema_version": 2, "runs": [meta, meta]}), "declared twice")
+
+
+def test_the_1_ns_floor_applies_only_where_an_overhead_is_subtracted(tmp_path: Path) -> None:
+    # a collector run with 25 ns overhead: a 20 ns sample is corrected to the 1 ns floor;
+    # the same sample with no overhead recorded (an import) keeps 20 ns / evals
+    frame, meta = _sim()
+    frame = frame.copy()
+    frame.loc[0, "ns"] = 20.0
+    with_overhead = {**meta, "timer": {**meta.get("timer", {}), "overhead_ns": 25.0}}
+    no_overhead = {**meta, "timer": {**meta.get("timer", {}), "overhead_ns": 0.0}}
+    a = read_runs(write_run(frame, tmp_path / "a.parquet", with_overhead))
+    b = read_runs(write_run(frame, tmp_path / "b.parquet", no_overhead))
+    assert a["time_ns"].iloc[0] == 1.0 / frame["evals"].iloc[0]
+    assert b["time_ns"].iloc[0] == 20.0 / frame["evals"].iloc[0]
