@@ -54,8 +54,9 @@ def _scaled(s: SeriesAnalysis) -> tuple[np.ndarray, str, float]:
 
 
 def run_sequence_figure(s: SeriesAnalysis, title: str) -> p9.ggplot:
-    """Sample time against sample index; stable segment shaded, change points dashed."""
-    y, unit, _ = _scaled(s)
+    """Sample time against sample index; stable segment shaded, change points dashed, a
+    drift as a line and alternating modes as their level during each visit."""
+    y, unit, factor = _scaled(s)
     n = y.size
     top = float(np.quantile(y, 0.999)) if n else 1.0
     bottom = float(y.min()) if n else 0.0
@@ -96,6 +97,29 @@ def run_sequence_figure(s: SeriesAnalysis, title: str) -> p9.ggplot:
     if s.changepoints:
         plot += p9.geom_vline(
             xintercept=list(s.changepoints), linetype="dashed", color="#d62728", size=0.5
+        )
+    if s.drift is not None:
+        plot += p9.annotate(
+            "segment",
+            x=0,
+            xend=max(n - 1, 0),
+            y=s.drift.start_level / factor,
+            yend=s.drift.end_level / factor,
+            color="#ff7f0e",
+            size=0.9,
+        )
+    if s.mode_switching is not None:
+        levels = s.mode_switching.levels
+        visits = pd.DataFrame(
+            [(a, b - 1, levels[k] / factor) for a, b, k in s.mode_switching.runs],
+            columns=["x", "xend", "level"],
+        )
+        plot += p9.geom_segment(
+            p9.aes(x="x", xend="xend", y="level", yend="level"),
+            data=visits,
+            inherit_aes=False,
+            color="#9467bd",
+            size=1.2,
         )
     plot += p9.coord_cartesian(ylim=(bottom - pad, top + pad))
     plot += p9.labs(
