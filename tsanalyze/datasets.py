@@ -39,6 +39,7 @@ from tsanalyze.schema import SCHEMA_VERSION
 __all__ = [
     "DEFAULT_DELAYS",
     "FREQUENT_DELAYS",
+    "MIN_RELATIVE_TIME",
     "RARE_DELAYS",
     "DelayFactor",
     "NoiseKind",
@@ -53,6 +54,8 @@ __all__ = [
 ]
 
 NoiseKind = Literal["gaussian", "t3", "t3-spikes", "delay"]
+#: the smallest time a simulated sample takes, relative to t0 (times are > 0)
+MIN_RELATIVE_TIME = 1e-3
 _NOISE_KINDS = ("gaussian", "t3", "t3-spikes", "delay")
 #: Length of the seeded simulation that estimates population quantities.
 _TRUTH_N = 1_000_000
@@ -227,6 +230,10 @@ def _series(
         x[:length] += amplitude * t0 * _warmup_profile(length, warmup_shape)
         warmup_end = length
         cps.append(length)
+    # a time is > 0: the rare draw of a symmetric family that would put a sample at or
+    # below 0 (a t3 draw beyond -1/scale) is set to MIN_RELATIVE_TIME * t0 instead (the
+    # median and trimmed mean are untouched; the mean moves by ~1e-6 relative at scale 0.02)
+    np.maximum(x, MIN_RELATIVE_TIME * t0, out=x)
     med, mean, tmean = _population(noise, scale, phi, spike_rate, spike_scale, delays)
     final = float(level[-1])
     truth = Truth(
@@ -297,8 +304,9 @@ def simulate_series(
 
     Notes
     -----
-    Time of sample i: ``x_i = level_i (1 + z_i) + w_i`` with ``z`` the relative noise and
-    ``w`` the warm-up term. The truth's median/mean/trimmed mean are those of
+    Time of sample i: ``x_i = max(level_i (1 + z_i) + w_i, 10⁻³ t0)`` with ``z`` the
+    relative noise and ``w`` the warm-up term (the floor only touches the rare samples a
+    symmetric family would make non-positive: times are > 0). The truth's median/mean/trimmed mean are those of
     ``final_level (1 + z)``; for the symmetric families they equal the level exactly,
     otherwise they come from a seeded simulation of 10⁶ draws (cached).
 

@@ -2,8 +2,12 @@
 
 Standard library only, so that the collector can depend on it and nothing else.
 
-A *run* is one Parquet file, one row per sample, tidy. Its file metadata holds one
-key, ``tsanalyze``, whose value is a JSON object described by :data:`METADATA`.
+A *run* is one collector session or one process of another tool, one row per sample,
+tidy. A Parquet file holds one run, or all the runs of one import (the worker processes
+of a pyperf file, the forks of a JMH file: the trials of one side). Its file metadata
+holds one key, ``tsanalyze``, whose value is a JSON object: the run's metadata described
+by :data:`METADATA`, or for several runs ``{"schema_version": 2, "runs": [<run metadata>,
+...]}`` (:func:`file_runs` gives the list either way).
 
 Version history
 ---------------
@@ -29,6 +33,8 @@ from typing import Any
 __all__ = [
     "CLOCK_SOURCES",
     "COLUMNS",
+    "MAX_SAMPLE_NS",
+    "ROW_KINDS",
     "COLUMN_NAMES",
     "METADATA",
     "METADATA_KEY",
@@ -40,6 +46,7 @@ __all__ = [
     "MetaKey",
     "decode_metadata",
     "encode_metadata",
+    "file_runs",
     "interleaved",
     "new_metadata",
     "validate",
@@ -47,9 +54,9 @@ __all__ = [
 ]
 
 #: The version writers write.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 #: Every version a reader accepts.
-SUPPORTED_VERSIONS = (1,)
+SUPPORTED_VERSIONS = (1, 2)
 #: Name of the Parquet file-metadata key that holds the JSON metadata.
 METADATA_KEY = "tsanalyze"
 #: Upgrade steps: ``UPGRADES[v](columns, metadata) -> (columns, metadata)`` of version v+1.
@@ -83,7 +90,14 @@ COLUMNS: tuple[Column, ...] = (
     Column("start_ticks", "int64", True, "ticks", "raw clock reading at sample start"),
     Column("ns", "float64", False, "ns", "elapsed ns for the sample, before overhead correction"),
     Column("work", "float64", True, "work units", "work amount of the sample (Pilot WPS)", required=False),
+    Column("kind", "string", True, "", "imported rows: value, warmup or calibration (null = value)", required=False),
 )
+#: What an imported row is (column ``kind``); readers keep ``value`` rows unless asked.
+ROW_KINDS = ("value", "warmup", "calibration")
+#: Largest ``ns`` of one sample: 2**63 ns (292 years), the range of a signed 64-bit
+#: nanosecond clock. No clock can have measured more, and sums and squares of times
+#: below it stay finite in float64 arithmetic.
+MAX_SAMPLE_NS = 2.0**63
 COLUMN_NAMES: tuple[str, ...] = tuple(c.name for c in COLUMNS)
 REQUIRED_COLUMNS: tuple[str, ...] = tuple(c.name for c in COLUMNS if c.required)
 
@@ -257,8 +271,47 @@ def validate(columns: Mapping[str, str], metadata: Any) -> list[str]:
             continue
         if not _dtype_ok(spec, str(columns[spec.name])):
             problems.append(f"column {spec.name}: expected {spec.dtype}, got {columns[spec.name]}")
-    problems.extend(validate_metadata(metadata))
+    try:
+        runs = file_runs(metadata)
+    except ValueError as exc:
+        return [*problems, str(exc)]
+    for i, meta in enumerate(runs):
+        where = f"runs[{i}] " if len(runs) > 1 or _is_container(metadata) else ""
+        problems.extend(where + p for p in validate_metadata(meta))
     return problems
+
+
+def _is_container(metadata: Any) -> bool:
+    return isinstance(metadata, Mapping) and "runs" in metadata and "run" not in metadata
+
+
+def file_runs(metadata: Any) -> list[Any]:
+    """The metadata of every run a file holds, in file order.
+
+    A file's metadata is one run's metadata, or (version 2) ``{"schema_version": 2,
+    "runs": [<run metadata>, ...]}`` for a file of several runs.
+
+    Raises
+    ------
+    ValueError
+        A container whose ``runs`` is not a non-empty list, or whose version is not 2 or
+        newer than supported.
+    """
+    if not _is_container(metadata):
+        return [metadata]
+    version = metadata.get("schema_version")
+    problem = _schema_version(version)
+    if problem is None and version < 2:
+        problem = "must be 2 or more for a file of several runs"
+    if problem:
+        raise ValueError(f"metadata key schema_version: {problem} (got {version!r})")
+    runs = metadata["runs"]
+    if not isinstance(runs, list) or not runs:
+        raise ValueError("metadata key runs: expected a non-empty list of run metadata")
+    extra = sorted(set(metadata) - {"schema_version", "runs"})
+    if extra:
+        raise ValueError(f"metadata keys {extra}: unexpected beside 'runs' in a file of several runs")
+    return list(runs)
 
 
 def encode_metadata(meta: Mapping[str, Any]) -> bytes:

@@ -478,7 +478,7 @@ def steady_state(
     ('warm-up', 288, 2000)
     """
     _steady_state_iv(rule, tolerance, tail, evals, unit)
-    arr = as_series_array(x, "x", min_size=1)
+    arr = as_series_array(x, "x", min_size=1, positive=True)
     n = int(arr.size)
     ts: Float64Array | None = None
     if timestamps is not None:

@@ -15,10 +15,11 @@ from typing import Annotated
 import typer
 
 from tsanalyze._version import __version__
-from tsanalyze.cli._errors import guard
+from tsanalyze.cli._errors import OneLineErrors, guard
 
 app = typer.Typer(
     name="tsanalyze",
+    cls=OneLineErrors,
     help="What do these recorded benchmark timings really say?",
     no_args_is_help=True,
     add_completion=False,

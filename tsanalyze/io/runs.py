@@ -22,8 +22,16 @@ import pyarrow.parquet as pq
 
 from tsanalyze import schema
 from tsanalyze.errors import InvalidRunError, RunExistsError
+from tsanalyze.io.checks import check_metadata, check_rows
 
-__all__ = ["add_time_columns", "expand_paths", "order_columns", "read_runs", "write_run"]
+__all__ = [
+    "add_time_columns",
+    "expand_paths",
+    "order_columns",
+    "read_runs",
+    "write_run",
+    "write_runs",
+]
 
 PathLike = str | os.PathLike[str]
 _GLOB_CHARS = set("*?[")
@@ -107,12 +115,17 @@ def _is_parquet(path: Path) -> bool:
         raise InvalidRunError(f"{path}: cannot be read ({exc.strerror})") from None
 
 
-def _read_parquet(path: Path) -> tuple[pa.Table, dict[str, Any]]:
+def _read_parquet(path: Path) -> tuple[pa.Table, list[dict[str, Any]]]:
+    """A run file's table and the metadata of each run it holds, types and values checked."""
     try:
         pf = pq.ParquetFile(path)
         table = pf.read()
-    except (pa.ArrowInvalid, pa.ArrowException, OSError) as exc:
-        raise InvalidRunError(f"{path}: truncated or corrupt Parquet file ({exc})") from None
+        # a damaged page can decode into invalid UTF-8 or dictionary indices out of range:
+        # find it here, not as an IndexError or UnicodeDecodeError deep in an analysis
+        table.validate(full=True)
+    except (pa.ArrowException, OSError, ValueError, IndexError) as exc:
+        why = " ".join(str(exc).split())[:200]
+        raise InvalidRunError(f"{path}: truncated or corrupt Parquet file ({why})") from None
     raw = (table.schema.metadata or {}).get(schema.METADATA_KEY.encode())
     if raw is None:
         raise InvalidRunError(
@@ -120,70 +133,17 @@ def _read_parquet(path: Path) -> tuple[pa.Table, dict[str, Any]]:
         )
     try:
         meta = schema.decode_metadata(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise InvalidRunError(f"{path}: metadata key '{schema.METADATA_KEY}' is not valid JSON ({exc})") from None
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        why = " ".join(str(exc).split())[:200]
+        raise InvalidRunError(f"{path}: metadata key '{schema.METADATA_KEY}' is not valid JSON ({why})") from None
     cols = {f.name: str(f.type) for f in table.schema}
     problems = schema.validate(cols, meta)
     if problems:
         raise InvalidRunError(f"{path}: " + "; ".join(problems))
-    return table, meta
-
-
-def _first_row(mask: pa.Array | np.ndarray) -> int:
-    arr = np.asarray(mask)
-    return int(np.flatnonzero(arr)[0])
-
-
-def _check_values(path: Path, table: pa.Table, meta: Mapping[str, Any]) -> None:
-    """Value-level checks with file, column and row in every message."""
-    ns = table.column("ns").combine_chunks()
-    if ns.null_count:
-        i = _first_row(pc.is_null(ns).to_numpy(zero_copy_only=False))
-        raise InvalidRunError(f"{path}: column ns: null time at row {i}")
-    ns_np = ns.to_numpy().astype(np.float64, copy=False)
-    bad = ~np.isfinite(ns_np)
-    if bad.any():
-        i = _first_row(bad)
-        raise InvalidRunError(f"{path}: column ns: non-finite time {ns_np[i]!r} at row {i}")
-    bad = ns_np <= 0
-    if bad.any():
-        i = _first_row(bad)
-        raise InvalidRunError(f"{path}: column ns: time {ns_np[i]!r} at row {i} is not > 0")
-    for name in ("benchmark", "run", "round", "position", "sample", "evals"):
-        col = table.column(name)
-        if col.null_count:
-            i = _first_row(pc.is_null(col.combine_chunks()).to_numpy(zero_copy_only=False))
-            raise InvalidRunError(f"{path}: column {name}: null at row {i}")
-    evals = table.column("evals").to_numpy()
-    bad = evals < 1
-    if bad.any():
-        i = _first_row(bad)
-        raise InvalidRunError(f"{path}: column evals: {int(evals[i])} at row {i} is < 1")
-    runs = pc.unique(table.column("run")).to_pylist()
-    if runs != [meta["run"]]:
-        other = next((r for r in runs if r != meta["run"]), runs[0] if runs else None)
-        raise InvalidRunError(
-            f"{path}: column run: holds {other!r} but the metadata says run {meta['run']!r}"
-        )
-    bench = table.column("benchmark").combine_chunks()
-    if isinstance(bench.type, pa.DictionaryType):
-        codes = bench.indices.to_numpy().astype(np.int64)
-        names = bench.dictionary.to_pylist()
-    else:
-        d = pc.dictionary_encode(bench)
-        codes = d.indices.to_numpy().astype(np.int64)
-        names = d.dictionary.to_pylist()
-    sample = table.column("sample").to_numpy().astype(np.int64)
-    if sample.size:
-        key = codes * (int(sample.max()) + 1) + sample
-        order = np.argsort(key, kind="stable")
-        dup = np.flatnonzero(key[order][1:] == key[order][:-1])
-        if dup.size:
-            i = int(order[dup[0] + 1])
-            raise InvalidRunError(
-                f"{path}: duplicate (run, benchmark, sample) = ({meta['run']!r}, "
-                f"{names[codes[i]]!r}, {int(sample[i])}) at row {i}"
-            )
+    metas = schema.file_runs(meta)
+    check_metadata(path, metas)
+    check_rows(path, table, [m["run"] for m in metas])
+    return table, metas
 
 
 def _normalise_table(table: pa.Table) -> pa.Table:
@@ -213,9 +173,8 @@ def _normalise_table(table: pa.Table) -> pa.Table:
 def _load_file(path: Path) -> tuple[pa.Table | pd.DataFrame, list[dict[str, Any]]]:
     """One file's rows (an arrow table for runs, a frame for imports) and its runs' metadata."""
     if path.is_file() and _is_parquet(path):
-        table, meta = _read_parquet(path)
-        _check_values(path, table, meta)
-        return _normalise_table(table), [meta]
+        table, metas = _read_parquet(path)
+        return _normalise_table(table), metas
     imp = _importers()
     sniff = getattr(imp, "sniff", None)
     fmt = sniff(path) if sniff is not None else None
@@ -239,7 +198,10 @@ def add_time_columns(df: pd.DataFrame) -> pd.DataFrame:
     """Add ``time_ns_raw`` = ns / evals and ``time_ns`` = (ns − overhead) / evals in place.
 
     The overhead is the run's ``timer.overhead_ns`` from ``df.attrs["runs"]`` (0 when
-    absent). Following BenchmarkTools, a sample is never corrected below 1 ns.
+    absent). Following BenchmarkTools, a sample is never *corrected* below 1 ns: the floor
+    applies only where an overhead is subtracted from what a clock measured. A sample
+    with nothing to subtract (every imported run: the tools report per-operation times,
+    e.g. 0.296 ns/op from a JMH throughput of 3.376e9 ops/s) keeps its value.
 
     References
     ----------
@@ -258,7 +220,8 @@ def add_time_columns(df: pd.DataFrame) -> pd.DataFrame:
         lut = np.array([overhead_by_run.get(c, 0.0) for c in run_codes.cat.categories])
         overhead = lut[run_codes.cat.codes.to_numpy()]
     df["time_ns_raw"] = ns / evals
-    df["time_ns"] = np.maximum(ns - overhead, 1.0) / evals
+    corrected = np.where(np.asarray(overhead) > 0, np.maximum(ns - overhead, 1.0), ns)
+    df["time_ns"] = corrected / evals
     return df
 
 
@@ -340,6 +303,11 @@ def read_runs(
     if "kind" in df.columns and not include_warmups:
         keep = df["kind"].isna() | (df["kind"].astype(str) == "value")  # runs have no kind
         if not keep.all():
+            if not keep.any():
+                raise InvalidRunError(
+                    f"{_names(files)}: holds only warm-up or calibration rows (column kind), no "
+                    "measured values; read them with include_warmups=True"
+                )
             df = df[keep].reset_index(drop=True)
     if len(runs) < n_loaded:
         _check_cross_file_duplicates(df, sources)
@@ -347,6 +315,10 @@ def read_runs(
     df.attrs["runs"] = runs
     add_time_columns(df)
     return df
+
+
+def _names(files: list[Path]) -> str:
+    return str(files[0]) if len(files) == 1 else f"{files[0]} (and {len(files) - 1} more files)"
 
 
 def _check_cross_file_duplicates(df: pd.DataFrame, sources: Mapping[str, Path]) -> None:
@@ -391,7 +363,9 @@ def write_run(
     RunExistsError
         If ``path`` exists and ``overwrite`` is false.
     InvalidRunError
-        If the frame or metadata violate the run format.
+        If the frame or metadata violate the run format: the same checks as
+        :func:`read_runs` (:func:`tsanalyze.io.checks.check_rows`), so a file written
+        here always reads back.
 
     Notes
     -----
@@ -404,41 +378,71 @@ def write_run(
     ----------
     DESIGN.md, "The run format (schema version 1)" and "Collector: Safety".
     """
+    return write_runs(frame, path, [metadata], overwrite=overwrite)
+
+
+def write_runs(
+    frame: pd.DataFrame,
+    path: PathLike,
+    metadata: Iterable[Mapping[str, Any]],
+    *,
+    overwrite: bool = False,
+) -> Path:
+    """Write several runs (e.g. every run of one import) into one file, atomically.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The samples of every run; the ``run`` column says which run a row belongs to.
+    path : path
+        Destination file.
+    metadata : iterable of mappings
+        The metadata of each run, in file order (one entry: the file is written exactly
+        as :func:`write_run` writes it).
+    overwrite : bool
+        Replace an existing file.
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+
+    Raises
+    ------
+    RunExistsError, InvalidRunError
+        As :func:`write_run`.
+
+    Notes
+    -----
+    A file of several runs stores ``{"schema_version": 2, "runs": [...]}`` as its
+    metadata (run format version 2; :func:`tsanalyze.schema.file_runs`). Readers treat
+    the runs of one file as the trials of one side.
+
+    References
+    ----------
+    DESIGN.md, "The run format (schema version 1)"; :mod:`tsanalyze.schema` (version 2).
+    """
     path = Path(path)
     if path.exists() and not overwrite:
         raise RunExistsError(f"{path}: already exists; refusing to overwrite (pass overwrite=True)")
-    meta = dict(metadata)
-    problems = schema.validate_metadata(meta)
+    metas = [dict(m) for m in metadata]
+    if not metas:
+        raise InvalidRunError(f"{path}: cannot write: no run metadata given")
+    stored: Any = metas[0] if len(metas) == 1 else {"schema_version": schema.SCHEMA_VERSION, "runs": metas}
     missing = [c for c in schema.REQUIRED_COLUMNS if c not in frame.columns]
-    problems += [f"column {c}: missing" for c in missing]
-    if problems:
-        raise InvalidRunError(f"{path}: cannot write: " + "; ".join(problems))
-    df = frame.drop(columns=[c for c in ("time_ns", "time_ns_raw") if c in frame.columns])
-    df = order_columns(df)
-    if "work" not in df.columns:
-        df = df.assign(work=np.nan)
-    arrays = []
-    fields = []
-    for name in df.columns:
-        col = df[name]
-        typ = ARROW_TYPES.get(name)
-        if name == "benchmark":
-            arr = pa.array(col.astype(str).to_numpy(), pa.string()).dictionary_encode()
-            arr = pc.cast(arr, ARROW_TYPES["benchmark"])
-        elif name == "run":
-            arr = pa.array(col.astype(str).to_numpy(), pa.string())
-        elif typ is not None:
-            arr = pa.array(col, from_pandas=True).cast(typ)
-        else:
-            arr = pa.array(col, from_pandas=True)
-        arrays.append(arr)
-        fields.append(pa.field(name, arr.type, nullable=True))
-    table = pa.Table.from_arrays(arrays, schema=pa.schema(fields))
-    cols = {f.name: str(f.type) for f in table.schema}
-    problems = schema.validate(cols, meta)
-    if problems:
-        raise InvalidRunError(f"{path}: cannot write: " + "; ".join(problems))
-    table = table.replace_schema_metadata({schema.METADATA_KEY: schema.encode_metadata(meta)})
+    if missing:
+        raise InvalidRunError(f"{path}: cannot write: column {missing[0]}: missing")
+    try:
+        check_metadata(path, metas)
+        table = _to_arrow(frame, path)
+        cols = {f.name: str(f.type) for f in table.schema}
+        problems = schema.validate(cols, stored)
+        if problems:
+            raise InvalidRunError(f"{path}: " + "; ".join(problems))
+        check_rows(path, table, [m["run"] for m in metas])
+    except InvalidRunError as exc:
+        raise InvalidRunError(f"cannot write {exc}") from None
+    table = table.replace_schema_metadata({schema.METADATA_KEY: schema.encode_metadata(stored)})
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     tmp = Path(tmp_name)
@@ -463,6 +467,37 @@ def write_run(
         if tmp.exists():
             tmp.unlink()
     return path
+
+
+def _to_arrow(frame: pd.DataFrame, path: Path) -> pa.Table:
+    """The frame as an Arrow table in the run format's types (derived columns dropped)."""
+    df = frame.drop(columns=[c for c in ("time_ns", "time_ns_raw") if c in frame.columns])
+    df = order_columns(df)
+    if "work" not in df.columns:
+        df = df.assign(work=np.nan)
+    arrays = []
+    fields = []
+    for name in df.columns:
+        col = df[name]
+        typ = ARROW_TYPES.get(name)
+        try:
+            if name == "benchmark":
+                arr = pa.array(col.astype(str).to_numpy(), pa.string()).dictionary_encode()
+                arr = pc.cast(arr, ARROW_TYPES["benchmark"])
+            elif name == "run":
+                arr = pa.array(col.astype(str).to_numpy(), pa.string())
+            elif typ is not None:
+                arr = pa.array(col, from_pandas=True).cast(typ)
+            else:
+                arr = pa.array(col, from_pandas=True)
+        except (pa.ArrowException, TypeError, ValueError, OverflowError) as exc:
+            why = " ".join(str(exc).split())[:200]
+            raise InvalidRunError(
+                f"{path}: column {name}: cannot be stored as {typ or 'a column'} ({why})"
+            ) from None
+        arrays.append(arr)
+        fields.append(pa.field(name, arr.type, nullable=True))
+    return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
 
 
 def _fsync_dir(directory: Path) -> None:

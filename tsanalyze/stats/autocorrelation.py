@@ -517,7 +517,7 @@ def _autocorrelation_iv(
     ljungbox_lags: int | None,
     min_blocks: int,
 ) -> tuple[Float64Array, int, float, int, int]:
-    a = as_series_array(x, "x", min_size=4)
+    a = as_series_array(x, "x", min_size=4, positive=True)
     n = a.size
     if nlags is None:
         nlags = int(min(10 * math.log10(n), n // 2 - 1))

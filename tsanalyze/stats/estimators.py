@@ -222,7 +222,7 @@ def _estimate_iv(
     threshold: float,
     n_resamples: int | None,
 ) -> tuple[Float64Array, float]:
-    a = as_series_array(x, "x", min_size=1)
+    a = as_series_array(x, "x", min_size=1, positive=True)
     if estimator not in ESTIMATORS:
         raise ValueError(f"estimator: must be one of {sorted(ESTIMATORS)}, got {estimator!r}")
     cl = check_confidence_level(confidence_level)

@@ -453,15 +453,29 @@ def outlier_variance(mean: float, sd: float, evals: int, t_min: float = 0.0) -> 
         )
     if a < 2:
         return not_applicable("one evaluation per sample: per-evaluation sd is the sample sd")
-    if sb2 == 0.0:  # also catches an sd whose square underflows
+    if s == 0.0:
         return not_applicable("sd is 0: nothing to explain")
 
+    # in units of sd (so sd**2 = 1): the squares of a tiny sd are subnormal and lose the
+    # digits the differences below need (fraction -1/3 for sd = 3.5e-161)
+    rho = (sigma_g / s) ** 2  # sigma_G^2 / sd^2, at most 1/a
+
     def c_max_at(x: float) -> int:
-        d = (mu_a - x) ** 2
-        k0 = -float(a) * float(a) * d
-        k1 = sb2 - a * sg2 + a * d
-        det = k1 * k1 - 4.0 * sg2 * k0
-        return math.floor(-2.0 * k0 / (k1 + math.sqrt(det)))
+        with np.errstate(over="ignore"):
+            dd = float(np.float64((mu_a - x) / s) ** 2)  # d / sd^2; inf when sd is tiny
+        if dd == 0.0:
+            return 0
+        # c = -2 k0 / (k1 + sqrt(k1^2 - 4 sg2 k0)) = a - delta, numerator and denominator
+        # divided by d and delta = a (den - 2a) / den written without the cancellation, so
+        # that floor(c) = a - ceil(delta) stays a - 1 when delta is below a's last digit
+        # (c reached a, and the fraction 0, for sd / mean below ~1e-8)
+        inv = 1.0 / dd
+        q = 1.0 - a * rho  # >= 0 up to rounding
+        k1 = q * inv + a
+        root = math.sqrt(k1 * k1 + 4.0 * rho * a * a * inv)
+        excess = inv * (q + (q * (k1 + a) + 4.0 * rho * a * a) / (root + a))  # den - 2a
+        delta = a * excess / (k1 + root)  # > 0 for every finite d (0 only if d overflowed)
+        return a - max(1, math.ceil(delta))
 
     c1 = c_max_at(t_min)
     c2 = c_max_at(mu_g_min)
@@ -469,12 +483,13 @@ def outlier_variance(mean: float, sd: float, evals: int, t_min: float = 0.0) -> 
     if c_max < 1:
         return not_applicable(f"no outlier count fits the model (c_max = {c_max})", c1, c2)
 
-    def v_out(c: int) -> float:
+    def v_out(c: int) -> float:  # v(c) / sd^2
         ac = a - c
-        return (ac / a) * (sb2 - ac * sg2)
+        return (ac / a) * (1.0 - ac * rho)
 
-    var_min = min(v_out(1), v_out(c_max))
-    fraction = var_min / sb2
+    # in [0, 1] in exact arithmetic (rho <= 1/a, 1 <= c <= a); clipped for rounding
+    fraction = min(max(min(v_out(1), v_out(c_max)), 0.0), 1.0)
+    var_min = fraction * sb2
     effect = classify_outlier_fraction(fraction)
     warnings: tuple[Finding, ...] = ()
     if effect in ("moderate", "severe"):

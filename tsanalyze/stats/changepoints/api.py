@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from tsanalyze._typing import ArrayLike
+from tsanalyze._validation import as_series_array
 from tsanalyze.stats.changepoints._base import ChangePoints
 from tsanalyze.stats.changepoints._edm_compat import edm_compat
 from tsanalyze.stats.changepoints.edm import edm
@@ -74,7 +75,9 @@ def changepoints(
     Parameters
     ----------
     x : array_like
-        The series in time order (1-d, finite), e.g. per-evaluation times in ns.
+        The series in time order (1-d, finite), e.g. per-evaluation times in ns; values
+        must be > 0 (times), except for the ``edm-*`` BreakoutDetection variants, which
+        take any finite series.
     method : str
         ``"edm"`` (default): robust E-Divisive with Medians, rank CUSUM binary
         segmentation with a family-wise false-alarm rate ``alpha`` (see
@@ -137,4 +140,7 @@ def changepoints(
             raise ValueError(
                 f"compat: 'breakoutdetection' applies to {', '.join(_COMPAT)}, not {method!r}"
             )
+    # times, > 0, as at every entry point; the BreakoutDetection variants take any finite
+    # series, as BreakoutDetection does (its reference data hold zeros)
+    x = as_series_array(x, "x", min_size=0, positive=method not in _COMPAT)
     return METHODS[method](x, min_size=min_size, **options)
