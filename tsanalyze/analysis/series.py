@@ -23,6 +23,7 @@ from tsanalyze._validation import (
     check_positive_int,
     check_rng,
 )
+from tsanalyze.analysis._series_findings import series_findings
 from tsanalyze.analysis.steady_state import steady_state
 from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.autocorrelation import autocorrelation
@@ -36,8 +37,10 @@ __all__ = ["SeriesAnalysis", "analyze_series", "series_inputs"]
 
 #: the steady-state search needs this many samples; shorter series are analysed whole
 _MIN_STEADY_STATE = 8
-#: fewer samples than this and the dependence is not measured
-_MIN_AUTOCORRELATION = 8
+#: fewer samples than this and the dependence is not measured: the subsession search needs
+#: at least 10 blocks of at least 2 samples (the estimate treats shorter series as
+#: independent and says so, tsanalyze.stats.estimators)
+_MIN_AUTOCORRELATION = 20
 #: ACF lags kept on the result (for the plot and the JSON document)
 _ACF_LAGS = 40
 
@@ -77,7 +80,7 @@ class SeriesAnalysis(Result):
     minimum, median, mean, trimmed_mean, sd :
         Descriptive statistics of the analysed segment (per-evaluation ns).
     lag1, subsession_size, n_subsessions, independent :
-        Dependence (seed 001 §III-D): lag-1 autocorrelation, the subsession size m that
+        Dependence (Li et al. 2016, Pilot, §III-D): lag-1 autocorrelation, the subsession size m that
         makes block means nearly independent (None if none works) and the block count.
     acf, acf_band : tuple of float
         Autocorrelation at lags 0.., and the half-width of its confidence band around 0
@@ -256,7 +259,7 @@ def analyze_series(
         expresses the removed warm-up in seconds and feeds the timer checks.
     timer : mapping, optional
         The run's ``timer`` metadata (``overhead_ns``, ``precision_ns``, ``accuracy_ns``)
-        for the timer checks (seed 004, seed 000, seed 003); ``precision_ns / evals`` is
+        for the timer checks (Ou; Chen & Revels; Boyer); ``precision_ns / evals`` is
         the tick the estimate's interval accounts for.
     rng : int, Generator or None
         Randomness for the bootstrap; the seed is recorded on the result.
@@ -280,9 +283,11 @@ def analyze_series(
 
     References
     ----------
-    seed 001: Li et al., "Pilot" (MASCOTS 2016) — stable segment, subsessions.
-    seed 000: Chen, Revels, Edelman (HPEC 2016) — minimum as lower-bound estimator.
-    seed 003: Boyer, "Robust Java benchmarking" — σ-blowup outlier model.
+    Li et al., "Pilot: a framework that understands how to do performance benchmarks the
+    right way", MASCOTS 2016 — stable segment, subsessions.
+    Chen, Revels, Edelman, "Robust benchmarking in noisy environments", HPEC 2016,
+    arXiv:1608.04295 — minimum as lower-bound estimator.
+    Boyer, "Robust Java benchmarking" (IBM developerWorks, 2008) — σ-blowup outlier model.
     Barrett et al., "Virtual machine warmup blows hot and cold", OOPSLA 2017.
     """
     arr, durations = _analyze_series_iv(x, estimator, confidence_level, evals, sample_ns)
@@ -306,8 +311,8 @@ def analyze_series(
         findings.append(
             Finding(
                 "too-short-for-steady-state",
-                f"only {n} samples: steady state not searched",
-                "warning",
+                f"only {n} samples: no warm-up can be detected, none was removed",
+                "info",
             )
         )
 
@@ -345,14 +350,7 @@ def analyze_series(
         ljungbox_pvalue = float(ac.ljungbox_pvalue)
         ess = float(ac.effective_sample_size)
         findings.extend(ac.warnings)
-    else:
-        findings.append(
-            Finding(
-                "too-short-for-dependence",
-                f"only {seg.size} samples: dependence not measured",
-                "warning",
-            )
-        )
+    short = seg.size < _MIN_AUTOCORRELATION
 
     # issue 23: the timer's resolution per evaluation (the grid of the values is added)
     precision = (timer or {}).get("precision_ns")
@@ -361,6 +359,14 @@ def analyze_series(
         tick = float(precision) / evals
     est = estimate(seg, estimator, confidence_level=confidence_level, rng=gen, tick=tick)
     findings.extend(est.warnings)
+    if short and not any(w.code == "dependence-unchecked" for w in est.warnings):
+        findings.append(
+            Finding(
+                "dependence-unchecked",
+                f"{seg.size} samples are too few to measure serial dependence",
+                "info",
+            )
+        )
 
     desc = {
         name: float(ESTIMATORS[name](seg)) for name in ("min", "median", "mean", "trimmed_mean")
@@ -383,7 +389,7 @@ def analyze_series(
         (float(loc), float(mass)) for loc, mass in zip(md.locations, md.masses, strict=True)
     )
 
-    return SeriesAnalysis(
+    result = SeriesAnalysis(
         benchmark=str(benchmark),
         run=str(run),
         n=n,
@@ -424,6 +430,6 @@ def analyze_series(
         evals=evals,
         modes=mode_list,
         seed=seed,
-        warnings=_dedupe(findings),
         samples=arr,
     )
+    return dataclasses.replace(result, warnings=series_findings(result, _dedupe(findings)))
