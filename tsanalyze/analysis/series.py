@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from tsanalyze._result import Finding, Result, to_builtin
 from tsanalyze._typing import ArrayLike, Float64Array, RNGType
@@ -33,7 +34,7 @@ from tsanalyze.stats.outliers import outlier_variance, tukey_fences
 from tsanalyze.stats.ticks import TickArg
 from tsanalyze.stats.timer import timer_check
 
-__all__ = ["SeriesAnalysis", "analyze_series", "series_inputs"]
+__all__ = ["SeriesAnalysis", "analysed_segment", "analyze_series", "series_inputs", "stable_rows"]
 
 #: the steady-state search needs this many samples; shorter series are analysed whole
 _MIN_STEADY_STATE = 8
@@ -223,6 +224,41 @@ def series_inputs(
     if isinstance(timer, Mapping):
         out["timer"] = dict(timer)
     return out
+
+
+def analysed_segment(x: ArrayLike, *, evals: int = 1, raw: bool = False) -> tuple[int, int]:
+    """The segment ``[start, stop)`` of ``x`` that :func:`analyze_series` analyses: the
+    stable segment (:func:`tsanalyze.steady_state`), or the whole series when ``raw``,
+    when it is too short to search, or when it has no stable segment."""
+    arr = as_series_array(x, "x", min_size=1)
+    n = int(arr.size)
+    if raw or n < _MIN_STEADY_STATE:
+        return 0, n
+    ss = steady_state(arr, evals=evals)
+    if ss.start is None or ss.stop is None:
+        return 0, n
+    return int(ss.start), int(ss.stop)
+
+
+def stable_rows(df: pd.DataFrame, *, raw: bool = False, column: str = "time_ns") -> pd.DataFrame:
+    """The rows of a run-format frame that the report analyses: each (run, benchmark)
+    series, in ``sample`` order, cut to :func:`analysed_segment` (all rows when ``raw``).
+
+    This is what :func:`tsanalyze.compare_runs` and ``df.tsa.compare`` compare by default,
+    so that they give the numbers ``tsanalyze report`` and ``tsanalyze compare`` give.
+    """
+    if raw or df.empty:
+        return df
+    keys = [k for k in ("run", "benchmark") if k in df.columns]
+    order = df.sort_values("sample", kind="stable") if "sample" in df.columns else df
+    keep: list[np.ndarray] = []
+    groups = order.groupby(keys, sort=False, observed=True) if keys else [((), order)]
+    for _, g in groups:
+        evals = g["evals"].to_numpy() if "evals" in g.columns else None
+        e = max(1, int(np.median(evals))) if evals is not None and evals.size else 1
+        a, b = analysed_segment(g[column].to_numpy(np.float64), evals=e)
+        keep.append(g.index.to_numpy()[a:b])
+    return df.loc[np.concatenate(keep)] if keep else df
 
 
 def analyze_series(

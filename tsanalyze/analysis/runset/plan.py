@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from tsanalyze import schema
+from tsanalyze.analysis._seed import family_seeds
 from tsanalyze.analysis.runset.results import MIN_TRIALS
 from tsanalyze.analysis.series import SeriesAnalysis, series_inputs
 from tsanalyze.errors import InvalidArgumentError
@@ -226,8 +227,9 @@ def comparison_jobs(
 
     * **side against the baseline side** (``kind="run"``), every benchmark both hold,
       unpaired (run level when a side holds several runs); one Holm family per candidate
-      side; seeds as :func:`tsanalyze.compare_runs` draws them from the root seed, so
-      ``compare_runs(a, b, rng=seed)`` gives the same numbers;
+      side; seeds as :func:`tsanalyze.compare_runs` draws them from the root seed
+      (:func:`~tsanalyze.analysis._seed.family_seeds`), so ``compare_runs(a, b, rng=seed)``
+      and ``df.tsa.compare`` give the same numbers;
     * **benchmarks of one side against its baseline benchmark** (``kind="benchmark"``,
       paired by round when interleaved): only when asked (``baseline_benchmark``), or when
       the runs declared their benchmarks alternatives (:func:`tsanalyze.schema.alternatives`:
@@ -253,7 +255,6 @@ def comparison_jobs(
     names_in_group = {
         g: sorted({b for r, b in lay.keys if r in set(runs)}) for g, runs in groups.items()
     }
-    seeds = iter(np.random.SeedSequence([root_seed, 1]).generate_state(len(results) + 1).tolist())
     out: list[CompareJob] = []
     family = 0
     for g, runs in groups.items():
@@ -272,16 +273,17 @@ def comparison_jobs(
         if base not in names or len(names) < 2:
             continue
         family += 1
-        for name in names:
+        candidates = [name for name in names if name != base]
+        for name, seed in zip(candidates, family_seeds(root_seed, len(candidates)), strict=True):
             both = [r for r in runs if (r, base) in by_key and (r, name) in by_key]
-            if name == base or not both:
+            if not both:
                 continue
             paired = None if all(interleaved(df, r, meta.get(r)) for r in both) else False
             where = both[0] if len(both) == 1 else g
             out.append(
                 CompareJob(
                     family, "benchmark", name, base, where, where, segment(both, base),
-                    segment(both, name), estimator, confidence_level, int(next(seeds)), paired,
+                    segment(both, name), estimator, confidence_level, seed, paired,
                 )
             )  # fmt: skip
     base_group = lay.group_of[base_run]
@@ -291,8 +293,7 @@ def comparison_jobs(
             continue
         family += 1
         # compare_runs' seeds: one per shared benchmark (sorted), from the root seed
-        run_seeds = np.random.default_rng(root_seed).integers(0, 2**31 - 1, size=len(shared))
-        for name, seed in zip(shared, run_seeds, strict=True):
+        for name, seed in zip(shared, family_seeds(root_seed, len(shared)), strict=True):
             out.append(
                 CompareJob(
                     family, "run", name, name, g, base_group, segment(groups[base_group], name),
