@@ -37,7 +37,9 @@ def _same(a: object, b: object) -> bool:
 @pytest.fixture(scope="module")
 def frame() -> pd.DataFrame:
     """Two runs of two interleaved benchmarks (a warm-up in run 1), rows shuffled."""
-    r1 = simulate_run({"fast": 1000.0, "slow": 1300.0}, n_rounds=150, warmup=(30, 0.5), run="run-1", rng=1)
+    r1 = simulate_run(
+        {"fast": 1000.0, "slow": 1300.0}, n_rounds=150, warmup=(30, 0.5), run="run-1", rng=1
+    )
     r2 = simulate_run({"fast": 1000.0, "slow": 1200.0}, n_rounds=120, run="run-2", rng=2)
     df = pd.concat([r1.frame, r2.frame], ignore_index=True)
     for col in ("benchmark", "run"):
@@ -59,7 +61,9 @@ def test_accessors_are_registered_on_import() -> None:
 
 def test_every_wrapped_function_is_public() -> None:
     for method, fn in WRAPS.items():
-        assert fn in tsanalyze._API, f"accessor .tsa.{method} wraps tsanalyze.{fn}, which is not public"
+        assert fn in tsanalyze._API, (
+            f"accessor .tsa.{method} wraps tsanalyze.{fn}, which is not public"
+        )
         assert callable(getattr(TsaSeriesAccessor, method))
         assert callable(getattr(TsaDataFrameAccessor, method))
 
@@ -103,7 +107,9 @@ def test_series_of_strings_is_rejected() -> None:
 # --- DataFrame: per series, stacked under the keys ------------------------------------------
 
 
-def _expected(df: pd.DataFrame, fn: str, keys: list[str], column: str = "time_ns", **kw: Any) -> pd.DataFrame:
+def _expected(
+    df: pd.DataFrame, fn: str, keys: list[str], column: str = "time_ns", **kw: Any
+) -> pd.DataFrame:
     parts = []
     grouped = df.groupby(keys, observed=True, sort=True) if keys else [((), df)]
     for key, g in grouped:
@@ -144,7 +150,9 @@ def test_frame_grouping(frame: pd.DataFrame, by: str | list[str]) -> None:
 
 def test_frame_other_column(frame: pd.DataFrame) -> None:
     got = frame.tsa.outliers(column="time_ns_raw")
-    _assert_frames_equal(got, _expected(frame, "tukey_fences", ["run", "benchmark"], column="time_ns_raw"))
+    _assert_frames_equal(
+        got, _expected(frame, "tukey_fences", ["run", "benchmark"], column="time_ns_raw")
+    )
     assert not got.equals(frame.tsa.outliers())
 
 
@@ -195,7 +203,9 @@ def test_rows_with_missing_keys_are_not_a_series(frame: pd.DataFrame) -> None:
         ({"column": "run", "by": "run"}, "column"),
     ],
 )
-def test_frame_bad_arguments_name_the_parameter(frame: pd.DataFrame, kwargs: dict[str, Any], match: str) -> None:
+def test_frame_bad_arguments_name_the_parameter(
+    frame: pd.DataFrame, kwargs: dict[str, Any], match: str
+) -> None:
     with pytest.raises(ValueError, match=match):
         frame.tsa.outliers(**kwargs)
 
@@ -214,17 +224,31 @@ def test_summary_one_row_per_series_equal_to_the_per_series_analysis(frame: pd.D
 
     got = frame.tsa.summary(rng=1)
     assert len(got) == 4
-    for col in ("run", "benchmark", "n", "stable_share", "estimate", "ci_low", "ci_high",
-                "confidence_level", "subsession_size", "warnings"):
+    for col in (
+        "run",
+        "benchmark",
+        "n",
+        "stable_share",
+        "estimate",
+        "ci_low",
+        "ci_high",
+        "confidence_level",
+        "subsession_size",
+        "warnings",
+    ):
         assert col in got.columns, col
     parts = []
     for (run, bench), g in frame.groupby(["run", "benchmark"], observed=True, sort=True):
         g = g.sort_values("sample")
         # what `tsanalyze report` passes for each series
         row = analyze_series(
-            g["time_ns"].to_numpy(), benchmark=str(bench), run=str(run),
-            evals=int(np.median(g["evals"])), sample_ns=g["ns"].to_numpy(),
-            timer=frame.attrs["runs"][run]["timer"], rng=1,
+            g["time_ns"].to_numpy(),
+            benchmark=str(bench),
+            run=str(run),
+            evals=int(np.median(g["evals"])),
+            sample_ns=g["ns"].to_numpy(),
+            timer=frame.attrs["runs"][run]["timer"],
+            rng=1,
         ).to_frame()
         parts.append(row)
     want = pd.concat(parts, ignore_index=True)
@@ -258,7 +282,9 @@ def test_compare_runs_equals_compare_runs(frame: pd.DataFrame) -> None:
     from tsanalyze.analysis.compare import compare_runs
 
     got = frame.tsa.compare("run-1", "run-2", rng=5)
-    want = compare_runs(frame[frame["run"] == "run-1"], frame[frame["run"] == "run-2"], rng=5).to_frame()
+    want = compare_runs(
+        frame[frame["run"] == "run-1"], frame[frame["run"] == "run-2"], rng=5
+    ).to_frame()
     _assert_frames_equal(got, want)
     assert len(got) == 2  # the two benchmarks both runs hold
 
@@ -307,7 +333,9 @@ def test_compare_skips_groups_without_both_sides(frame: pd.DataFrame) -> None:
         (("fast", "slow"), {"between": "benchmark", "by": "benchmark"}, "by"),
     ],
 )
-def test_compare_bad_arguments(frame: pd.DataFrame, args: tuple[str, str], kwargs: dict[str, Any], match: str) -> None:
+def test_compare_bad_arguments(
+    frame: pd.DataFrame, args: tuple[str, str], kwargs: dict[str, Any], match: str
+) -> None:
     with pytest.raises(ValueError, match=match):
         frame.tsa.compare(*args, **kwargs)
 

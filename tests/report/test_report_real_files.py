@@ -312,3 +312,37 @@ def test_an_unbounded_interval_is_inf_in_frames_and_null_in_json() -> None:
 
     s = json.loads(report_json(ra))["series"][0]
     assert s["ci_low"] is None and s["ci_high"] is None
+
+
+# --- the plot and the classification of python-startup -----------------------------------
+
+
+def test_python_startup_drop_is_in_view_and_not_shaded_as_stable() -> None:
+    # real: the bundled python-startup.parquet; samples 32-78 run at ~62 ms between
+    # phases at ~87 ms. Before, the plot was shaded green over the whole series as a
+    # stable segment
+    from tsanalyze.report.figures import run_sequence_data
+
+    ra = _analyze(SAMPLES / "python-startup.parquet")
+    s = next(s for s in ra.series if s.benchmark == "python-startup")
+    d = run_sequence_data(s, s.benchmark)
+    y = s.samples / 1e6
+    assert d.unit == "ms" and d.ylim[0] < np.median(y[32:78]) and d.ylim[1] > np.median(y[:32])
+    assert d.above.size <= 2  # only the far spike is drawn at the edge
+    if s.classification == "flat":  # the search saw no change: say the level wanders
+        assert not d.stationary
+        assert any(w.code == "no-subsession-size" and w.severity == "serious" for w in s.warnings)
+
+
+@pytest.mark.xfail(
+    strict=False,
+    reason="the change-point search misses the 87 -> 62 -> 87 ms excursion of samples 32-78 "
+    "(main: the long-run variance correction is inflated by the shifts themselves; "
+    "i22-changepoints: the Hurst stand-in reads 1.45 and no seeded interval fits n = 150); "
+    "engineer R2's branch owns the fix",
+)
+def test_python_startup_is_not_classified_flat() -> None:
+    # real: the bundled python-startup.parquet (see the test above)
+    ra = _analyze(SAMPLES / "python-startup.parquet")
+    s = next(s for s in ra.series if s.benchmark == "python-startup")
+    assert s.classification != "flat" and s.changepoints

@@ -70,7 +70,7 @@ FENCE_IQR = 3.0
 LOG_RANGE = 30.0
 
 _BLUE, _RED, _GREEN, _ORANGE, _GREY = "#1f4e79", "#d62728", "#2ca02c", "#ff7f0e", "#7f7f7f"
-_STYLE = {
+_STYLE: Any = {  # rcParams (typed by matplotlib as a dict of literal keys)
     "font.size": 8.0,
     "axes.titlesize": 9.0,
     "axes.edgecolor": "#333333",
@@ -235,7 +235,10 @@ def trials_sequence_data(
     """The runs of one benchmark side by side (one x axis, run boundaries marked)."""
     samples = np.concatenate([s.samples for s in series]) if series else np.empty(0)
     unit, factor = _unit(samples)
-    runs, stable, cps, offset = [], [], [], 0
+    runs: list[tuple[int, int, str]] = []
+    stable: list[tuple[int, int]] = []
+    cps: list[int] = []
+    offset = 0
     for s, label in zip(series, labels, strict=True):
         runs.append((offset, offset + s.n, label))
         if s.stable:

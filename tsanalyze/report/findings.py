@@ -46,13 +46,13 @@ def run_labels(analysis: RunAnalysis) -> dict[str, str]:
         per_file[f] = per_file.get(f, 0) + 1
     labels: dict[str, str] = {f: (names[f] if unique else f) for f in distinct}
     for rid, _ in analysis.runs:
-        f = files.get(rid)
-        if f is None:
+        file = files.get(rid)
+        if file is None:
             labels[rid] = rid[:8]
-        elif per_file[f] == 1:
-            labels[rid] = labels[f]
+        elif per_file[file] == 1:
+            labels[rid] = labels[file]
         else:
-            labels[rid] = f"{labels[f]} ({rid[:8]})"
+            labels[rid] = f"{labels[file]} ({rid[:8]})"
     for s in analysis.series:
         labels.setdefault(s.run, s.run[:8])
     for t in analysis.trials:

@@ -73,7 +73,9 @@ def _stable_cell(u: SeriesAnalysis | TrialsRow) -> Text | str:
             return Text("raw")
         return Text(u.classifications[0]) if u.consistent else Text("mixed", style="yellow")
     if u.stable:
-        return format_percent(u.stable_share, 3)
+        # the segment the search kept, in red when the analysis found it not stationary
+        wanders = any(w.code == "no-subsession-size" for w in u.warnings)
+        return Text(format_percent(u.stable_share, 3), style="red" if wanders else "")
     return Text("raw") if u.classification == "raw" else Text("none", style="red")
 
 
