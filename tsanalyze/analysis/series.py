@@ -28,6 +28,7 @@ from tsanalyze.analysis._series_findings import series_findings
 from tsanalyze.analysis.steady_state import steady_state
 from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.autocorrelation import autocorrelation
+from tsanalyze.stats.changepoints import Drift, ModeSwitching
 from tsanalyze.stats.estimators import ESTIMATORS, LocationEstimatorName, estimate
 from tsanalyze.stats.multimodality import multimodality
 from tsanalyze.stats.outliers import outlier_variance, tukey_fences
@@ -99,6 +100,11 @@ class SeriesAnalysis(Result):
         Modes of the distribution (one entry when unimodal).
     seed : int or None
         Seed of the random generator used (bootstrap), for replay.
+    drift : Drift or None
+        The drift of the level when the series drifts instead of settling (the figure
+        draws it as a line).
+    mode_switching : ModeSwitching or None
+        The modes the level alternates between, and every visit (the figure marks them).
     warnings : tuple of Finding
         The components' warnings plus this analysis' own.
     samples : ndarray
@@ -145,6 +151,8 @@ class SeriesAnalysis(Result):
     evals: int
     modes: tuple[tuple[float, float], ...]
     seed: int | None
+    drift: Drift | None = None
+    mode_switching: ModeSwitching | None = None
     warnings: tuple[Finding, ...] = ()
     samples: Float64Array = dataclasses.field(default_factory=lambda: np.empty(0), repr=False)
 
@@ -335,11 +343,14 @@ def analyze_series(
     classification = "raw"
     cps: tuple[int, ...] = ()
     ss_warmup_seconds: float | None = None
+    drift: Drift | None = None
+    mode_switching: ModeSwitching | None = None
     if not raw and n >= _MIN_STEADY_STATE:
         ss = steady_state(arr, evals=evals)
         cps = tuple(int(c) for c in ss.locations)
         classification = str(ss.classification)
         findings.extend(ss.warnings)
+        drift, mode_switching = ss.drift, ss.modes
         if ss.start is not None and ss.stop is not None:
             start, stop, stable = int(ss.start), int(ss.stop), True
             ss_warmup_seconds = ss.warmup_seconds
@@ -466,6 +477,8 @@ def analyze_series(
         evals=evals,
         modes=mode_list,
         seed=seed,
+        drift=drift,
+        mode_switching=mode_switching,
         samples=arr,
     )
     return dataclasses.replace(result, warnings=series_findings(result, _dedupe(findings)))

@@ -46,7 +46,7 @@ def _root(
 # --- command registry: one line per command module ---------------------------------
 # (imports are inside _register so that `tsanalyze --version` stays fast)
 def _register() -> None:
-    from tsanalyze.cli import audit, collect, compare, import_, info, report
+    from tsanalyze.cli import audit, collect, compare, import_, info, recover, report
 
     app.command("info")(guard(info.info))
     app.command("import")(guard(import_.import_))
@@ -54,6 +54,7 @@ def _register() -> None:
     app.command("collect")(guard(collect.collect))
     app.command("report")(guard(report.report))
     app.command("compare")(guard(compare.compare))
+    app.command("recover")(guard(recover.recover))
 
 
 _register()

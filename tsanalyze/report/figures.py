@@ -149,7 +149,7 @@ class RunSequence:
     above: np.ndarray
     below: np.ndarray
     runs: tuple[tuple[int, int, str], ...] = ()
-    drift: tuple[float, float] | None = None
+    drift: tuple[float, float, float, float] | None = None  # (x0, y0, x1, y1)
     visits: tuple[tuple[int, int, float], ...] = ()
 
     @property
@@ -215,10 +215,11 @@ def run_sequence_data(s: SeriesAnalysis, title: str) -> RunSequence:
     y = s.samples / factor
     extra: dict[str, Any] = {}
     # a drift line and mode visits, when the steady-state analysis names them
-    drift = getattr(s, "drift", None)
+    drift = s.drift
     if drift is not None:
-        extra["drift"] = (drift.start_level / factor, drift.end_level / factor)
-    modes = getattr(s, "mode_switching", None)
+        last = max(s.n - 1, 0)
+        extra["drift"] = (0.0, drift.start_level / factor, float(last), drift.end_level / factor)
+    modes = s.mode_switching
     if modes is not None:
         extra["visits"] = tuple(
             (int(a), int(b) - 1, float(modes.levels[k]) / factor) for a, b, k in modes.runs
@@ -346,8 +347,9 @@ def draw_run_sequence(d: RunSequence) -> Figure:
             ax.plot(d.x, d.y, ls="none", marker="o", ms=1.8, mew=0, color=_BLUE, alpha=0.7)
         for c in d.changepoints:
             ax.axvline(c - 0.5, color=_RED, lw=0.8, ls="--")
-        if d.drift is not None and d.x.size:
-            ax.plot([0, d.x.max()], list(d.drift), color=_ORANGE, lw=1.2)
+        if d.drift is not None:
+            x0, y0, x1, y1 = d.drift
+            ax.plot([x0, x1], [y0, y1], color=_ORANGE, lw=1.2)
         for a, b, level in d.visits:
             ax.plot([a, b], [level, level], color="#9467bd", lw=1.6)
         if d.above.size:

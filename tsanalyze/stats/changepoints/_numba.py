@@ -1,8 +1,12 @@
-"""Optional numba acceleration (the ``fast`` extra).
+"""numba acceleration of the kernels that cannot be vectorised.
 
-``jit(f)`` returns a compiled twin of ``f`` when numba is installed and ``f`` itself
-otherwise, so every compiled kernel has a pure-Python twin with the same source; tests
-run both and require identical output.
+numba is a core dependency: the BreakoutDetection-compatible EDM and E-Divisive walk a
+linked list of samples one step at a time inside an O(n²) dynamic programme, which no
+NumPy formulation gets within 3x of (the pure-Python twin is about 60x slower: 1 s
+instead of 17 ms for ``edm-multi`` on 1000 samples). ``jit(f)`` returns a compiled twin
+of ``f`` when numba imports and ``f`` itself otherwise (a platform numba does not support
+yet keeps working, slowly), so every compiled kernel has a pure-Python twin with the same
+source; tests run both and require identical output.
 """
 
 from __future__ import annotations
