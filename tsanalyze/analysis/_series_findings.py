@@ -42,13 +42,18 @@ def _changepoint_list(locations: Sequence[int], shown: int = 6) -> str:
 
 def _steady(s: SeriesAnalysis, codes: set[str]) -> list[Finding]:
     out: list[Finding] = []
-    if "no-stable-segment" in codes and not s.stable:
+    if not s.stable and s.classification != "raw":  # searched, and nothing settled
+        why = (
+            "the level drifts through the run"
+            if s.drift is not None
+            else f"no phase holds more than half of the {s.n} samples "
+            f"({_changepoint_list(s.changepoints)})"
+        )
         out.append(
             Finding(
                 "no-stable-segment",
-                f"no stable segment: no phase holds more than half of the {s.n} samples "
-                f"({_changepoint_list(s.changepoints)}); the estimate is of the whole "
-                "series, a mix of its phases",
+                f"no stable segment: {why}; the estimate is of the whole series, a mix of "
+                "its levels",
                 "serious",
             )
         )
