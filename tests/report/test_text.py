@@ -117,20 +117,8 @@ def test_html_report_and_figures_are_escaped_and_valid(
     hostile: dict[str, Path], tmp_path: Path
 ) -> None:
     page, plots = tmp_path / "r.html", tmp_path / "plots"
-    _run(
-        [
-            "report",
-            str(hostile["old"]),
-            str(hostile["new"]),
-            "-q",
-            "-j",
-            "1",
-            "--html",
-            str(page),
-            "--plots",
-            str(plots),
-        ]
-    )
+    old, new = str(hostile["old"]), str(hostile["new"])
+    _run(["report", old, new, "-q", "-j", "1", "--html", str(page), "--plots", str(plots)])
     text = page.read_text(encoding="utf-8")
     assert not RAW.search(text.replace("\n", ""))
     assert "\\x1b]0;owned\\x07il" in text

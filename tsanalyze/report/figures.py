@@ -352,26 +352,17 @@ def draw_run_sequence(d: RunSequence) -> Figure:
             ax.plot([x0, x1], [y0, y1], color=_ORANGE, lw=1.2)
         for a, b, level in d.visits:
             ax.plot([a, b], [level, level], color="#9467bd", lw=1.6)
-        if d.above.size:
-            ax.plot(
-                d.above,
-                np.full(d.above.size, d.ylim[1]),
-                ls="none",
-                marker="^",
-                ms=3.5,
-                color=_RED,
-                clip_on=False,
-            )
-        if d.below.size:
-            ax.plot(
-                d.below,
-                np.full(d.below.size, d.ylim[0]),
-                ls="none",
-                marker="v",
-                ms=3.5,
-                color=_RED,
-                clip_on=False,
-            )
+        for xs, edge, marker in ((d.above, d.ylim[1], "^"), (d.below, d.ylim[0], "v")):
+            if xs.size:  # beyond the axis: drawn at its edge
+                ax.plot(
+                    xs,
+                    np.full(xs.size, edge),
+                    ls="none",
+                    marker=marker,
+                    ms=3.5,
+                    color=_RED,
+                    clip_on=False,
+                )
         if d.log:
             ax.set_yscale("log")
         ax.set_ylim(*d.ylim)
