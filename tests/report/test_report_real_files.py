@@ -346,3 +346,15 @@ def test_python_startup_is_not_classified_flat() -> None:
     ra = _analyze(SAMPLES / "python-startup.parquet")
     s = next(s for s in ra.series if s.benchmark == "python-startup")
     assert s.classification != "flat" and s.changepoints
+
+
+def test_output_cites_authors_not_seed_documents() -> None:
+    # the report on the samples and on Go files, as JSON and as a table, and the help of
+    # every command: authors (Ou, Boyer, Chen & Revels), never "seed 00N"
+    files = [str(p) for p in sorted(SAMPLES.glob("*.parquet"))]
+    texts = [_cli("report", *files).stdout, _cli("report", *files, "-f", "json").stdout]
+    texts.append(_cli("report", str(DATA / "benchstat" / "old.txt"), "-f", "json").stdout)
+    texts += [
+        CliRunner().invoke(app, [c, "--help"]).output for c in ("report", "compare", "collect")
+    ]
+    assert all(texts) and not any("seed 00" in t for t in texts)
