@@ -35,6 +35,7 @@ import matplotlib
 import numpy as np
 from matplotlib.backends.backend_svg import FigureCanvasSVG
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from tsanalyze._units import time_unit
 from tsanalyze.analysis.runset import ComparisonRow, TrialsRow
@@ -80,6 +81,10 @@ _STYLE: Any = {  # rcParams (typed by matplotlib as a dict of literal keys)
     "axes.axisbelow": True,
     "legend.fontsize": 7.5,
     "legend.frameon": False,
+    "axes.titley": 1.0,  # a fixed title position: no search for overlapping tick labels
+    "axes.titlepad": 4.0,
+    "xtick.major.size": 2.5,
+    "ytick.major.size": 2.5,
     "svg.fonttype": "none",
     "svg.hashsalt": "tsanalyze",
     "text.parse_math": False,
@@ -326,7 +331,11 @@ def _figure(width: float, height: float, margins: tuple[float, float, float, flo
     fig.subplots_adjust(
         left=left / width, right=1 - right / width, bottom=bottom / height, top=1 - top / height
     )
-    return fig, fig.add_subplot()
+    ax = fig.add_subplot()
+    # a few ticks: each one is several artists to lay out and write (most of the cost)
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=6 if width > 6 else 4))
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=4))
+    return fig, ax
 
 
 def draw_run_sequence(d: RunSequence) -> Figure:
