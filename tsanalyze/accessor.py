@@ -390,7 +390,10 @@ class TsaDataFrameAccessor(_Analyses):
             The time column (default ``"time_ns"``).
         **kwargs
             Passed on (``estimator``, ``threshold``, ``alpha``, ``confidence_level``,
-            ``rng``, and ``adjust`` for ``between="run"``).
+            ``rng``, and ``adjust`` for ``between="run"``). ``raw=True`` compares whole
+            series; by default each (run, benchmark) series is cut to its stable segment
+            first, as ``tsanalyze report`` does, and ``rng`` is the root seed (default 0)
+            the command line uses, so the two give the same numbers on the same files.
 
         Returns
         -------
@@ -422,12 +425,19 @@ class TsaDataFrameAccessor(_Analyses):
         if "benchmark" in keys:
             raise InvalidArgumentError("by: cannot group by 'benchmark' when comparing benchmarks")
         fn = _resolve(_api.compare)
+        from tsanalyze.analysis._seed import family_seeds, root_seed
+        from tsanalyze.analysis.series import stable_rows
+
+        raw = bool(kwargs.pop("raw", False))
+        # the seed the report gives the one comparison of a family (see family_seeds)
+        kwargs["rng"] = family_seeds(root_seed(kwargs.get("rng")), 1)[0]
         parts = []
         for labels, g in _groups(df, keys):
             names = g["benchmark"].astype(str)
             a, b = g[names == str(baseline)], g[names == str(candidate)]
             if len(a) == 0 or len(b) == 0:
                 continue  # this group holds only one side: nothing to compare
+            a, b = stable_rows(a, raw=raw, column=column), stable_rows(b, raw=raw, column=column)
             parts.append((labels, fn(a, b, column=column, **kwargs).to_frame()))
         if not parts:
             raise InvalidArgumentError(

@@ -44,6 +44,7 @@ __all__ = [
     "UPGRADES",
     "Column",
     "MetaKey",
+    "alternatives",
     "decode_metadata",
     "encode_metadata",
     "file_runs",
@@ -184,6 +185,7 @@ METADATA: tuple[MetaKey, ...] = (
     MetaKey("target", (dict,), "", "what was timed: kind (python, command, imported) and spec"),
     MetaKey("target.kind", (str,), "", "python, command or imported"),
     MetaKey("target.spec", (dict, list, str), "", "callables, commands or names timed"),
+    MetaKey("target.alternatives", (bool,), "", "the benchmarks are alternatives compared with each other by default (true for a collector run of several targets and hyperfine's commands; false: a suite of unrelated benchmarks)"),
     MetaKey("collector", (dict,), "", "collector version, evals method, oracle parameters"),
     MetaKey("collector.version", (str,), "", "tsanalyze version that recorded the run"),
     MetaKey("collector.evals_method", (str,), "", "auto (Algorithm 1 of Chen et al. 2016) or fixed"),
@@ -341,6 +343,36 @@ def new_metadata(run: str, created_utc: str, clock_source: str, **sections: Any)
     }
     meta.update(sections)
     return meta
+
+
+#: tools whose files hold alternatives of one task (hyperfine: the commands of one call)
+_ALTERNATIVE_TOOLS = frozenset({"hyperfine"})
+
+
+def alternatives(meta: Any) -> bool:
+    """Were the benchmarks of this run declared alternatives, to be compared with each other?
+
+    ``target.alternatives`` says so when present. Without it: a run the collector (or the
+    simulator) recorded times its targets side by side to compare them, so yes; an
+    imported run only for tools whose one call times alternatives (hyperfine's
+    commands); Go, Google Benchmark, JMH, pyperf, criterion, BenchmarkTools and CSV files
+    hold suites of unrelated benchmarks, so no. A run without metadata: no.
+    """
+    if not isinstance(meta, Mapping):
+        return False
+    target = meta.get("target")
+    declared = target.get("alternatives") if isinstance(target, Mapping) else None
+    if isinstance(declared, bool):
+        return declared
+    clock = meta.get("clock")
+    source = clock.get("source") if isinstance(clock, Mapping) else None
+    if not isinstance(source, str):
+        return False
+    if source.startswith("imported:"):
+        tool = meta.get("source")
+        name = tool.get("tool") if isinstance(tool, Mapping) else None
+        return str(name or source.partition(":")[2]).lower() in _ALTERNATIVE_TOOLS
+    return True
 
 
 def interleaved(meta: Any) -> bool:

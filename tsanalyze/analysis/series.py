@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from tsanalyze._result import Finding, Result, to_builtin
 from tsanalyze._typing import ArrayLike, Float64Array, RNGType
@@ -23,6 +24,7 @@ from tsanalyze._validation import (
     check_positive_int,
     check_rng,
 )
+from tsanalyze.analysis._series_findings import series_findings
 from tsanalyze.analysis.steady_state import steady_state
 from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.autocorrelation import autocorrelation
@@ -33,12 +35,14 @@ from tsanalyze.stats.outliers import outlier_variance, tukey_fences
 from tsanalyze.stats.ticks import TickArg
 from tsanalyze.stats.timer import timer_check
 
-__all__ = ["SeriesAnalysis", "analyze_series", "series_inputs"]
+__all__ = ["SeriesAnalysis", "analysed_segment", "analyze_series", "series_inputs", "stable_rows"]
 
 #: the steady-state search needs this many samples; shorter series are analysed whole
 _MIN_STEADY_STATE = 8
-#: fewer samples than this and the dependence is not measured
-_MIN_AUTOCORRELATION = 8
+#: fewer samples than this and the dependence is not measured: the subsession search needs
+#: at least 10 blocks of at least 2 samples (the estimate treats shorter series as
+#: independent and says so, tsanalyze.stats.estimators)
+_MIN_AUTOCORRELATION = 20
 #: ACF lags kept on the result (for the plot and the JSON document)
 _ACF_LAGS = 40
 
@@ -239,6 +243,41 @@ def series_inputs(
     return out
 
 
+def analysed_segment(x: ArrayLike, *, evals: int = 1, raw: bool = False) -> tuple[int, int]:
+    """The segment ``[start, stop)`` of ``x`` that :func:`analyze_series` analyses: the
+    stable segment (:func:`tsanalyze.steady_state`), or the whole series when ``raw``,
+    when it is too short to search, or when it has no stable segment."""
+    arr = as_series_array(x, "x", min_size=1)
+    n = int(arr.size)
+    if raw or n < _MIN_STEADY_STATE:
+        return 0, n
+    ss = steady_state(arr, evals=evals)
+    if ss.start is None or ss.stop is None:
+        return 0, n
+    return int(ss.start), int(ss.stop)
+
+
+def stable_rows(df: pd.DataFrame, *, raw: bool = False, column: str = "time_ns") -> pd.DataFrame:
+    """The rows of a run-format frame that the report analyses: each (run, benchmark)
+    series, in ``sample`` order, cut to :func:`analysed_segment` (all rows when ``raw``).
+
+    This is what :func:`tsanalyze.compare_runs` and ``df.tsa.compare`` compare by default,
+    so that they give the numbers ``tsanalyze report`` and ``tsanalyze compare`` give.
+    """
+    if raw or df.empty:
+        return df
+    keys = [k for k in ("run", "benchmark") if k in df.columns]
+    order = df.sort_values("sample", kind="stable") if "sample" in df.columns else df
+    keep: list[np.ndarray] = []
+    groups = order.groupby(keys, sort=False, observed=True) if keys else [((), order)]
+    for _, g in groups:
+        evals = g["evals"].to_numpy() if "evals" in g.columns else None
+        e = max(1, int(np.median(evals))) if evals is not None and evals.size else 1
+        a, b = analysed_segment(g[column].to_numpy(np.float64), evals=e)
+        keep.append(g.index.to_numpy()[a:b])
+    return df.loc[np.concatenate(keep)] if keep else df
+
+
 def analyze_series(
     x: ArrayLike,
     *,
@@ -337,8 +376,8 @@ def analyze_series(
         findings.append(
             Finding(
                 "too-short-for-steady-state",
-                f"only {n} samples: steady state not searched",
-                "warning",
+                f"only {n} samples: no warm-up can be detected, none was removed",
+                "info",
             )
         )
 
@@ -376,14 +415,7 @@ def analyze_series(
         ljungbox_pvalue = float(ac.ljungbox_pvalue)
         ess = float(ac.effective_sample_size)
         findings.extend(ac.warnings)
-    else:
-        findings.append(
-            Finding(
-                "too-short-for-dependence",
-                f"only {seg.size} samples: dependence not measured",
-                "warning",
-            )
-        )
+    short = seg.size < _MIN_AUTOCORRELATION
 
     # issue 23: the timer's resolution per evaluation (the grid of the values is added)
     precision = (timer or {}).get("precision_ns")
@@ -392,6 +424,14 @@ def analyze_series(
         tick = float(precision) / evals
     est = estimate(seg, estimator, confidence_level=confidence_level, rng=gen, tick=tick)
     findings.extend(est.warnings)
+    if short and not any(w.code == "dependence-unchecked" for w in est.warnings):
+        findings.append(
+            Finding(
+                "dependence-unchecked",
+                f"{seg.size} samples are too few to measure serial dependence",
+                "info",
+            )
+        )
 
     desc = {
         name: float(ESTIMATORS[name](seg)) for name in ("min", "median", "mean", "trimmed_mean")
@@ -414,7 +454,7 @@ def analyze_series(
         (float(loc), float(mass)) for loc, mass in zip(md.locations, md.masses, strict=True)
     )
 
-    return SeriesAnalysis(
+    result = SeriesAnalysis(
         benchmark=str(benchmark),
         run=str(run),
         n=n,
@@ -457,6 +497,6 @@ def analyze_series(
         seed=seed,
         drift=drift,
         mode_switching=mode_switching,
-        warnings=_dedupe(findings),
         samples=arr,
     )
+    return dataclasses.replace(result, warnings=series_findings(result, _dedupe(findings)))

@@ -38,7 +38,7 @@ from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.bootstrap import apply_statistic, optimal_block_length, resample_indices
 from tsanalyze.stats.estimators import ESTIMATORS, EstimatorName, estimate, trimmed_mean
 
-__all__ = ["TrialsEstimate", "estimate_trials"]
+__all__ = ["TrialsEstimate", "estimate_trials", "findings_once"]
 
 #: inner resamples of a trial longer than this are m-out-of-n (rescaled), like estimate()
 _MAX_INNER = 20_000
@@ -56,7 +56,7 @@ class TrialsEstimate(Result):
     ----------
     estimator : str
     estimate : float
-        Mean over trials of the per-trial estimates.
+        Mean over trials of the per-trial estimates (``statistic`` says so in words).
     ci_low, ci_high : float
         Two-level (run, then sample) bootstrap interval, expanded for few trials.
     confidence_level : float
@@ -82,6 +82,10 @@ class TrialsEstimate(Result):
         ``method``, ``standard_error``.
     n_resamples : int
     seed : int or None
+    statistic : str
+        What ``estimate`` is, in words: "mean of the 20 runs' medians" (for one trial,
+        the estimator itself). It is not the median of the pooled samples, which weights
+        the runs by their sizes and mixes their levels.
     warnings : tuple of Finding
     """
 
@@ -102,7 +106,11 @@ class TrialsEstimate(Result):
     per_trial: pd.DataFrame
     n_resamples: int
     seed: int | None
+    statistic: str = ""
     warnings: tuple[Finding, ...] = ()
+
+
+_WORDS = {"median": "medians", "min": "minima", "mean": "means", "trimmed_mean": "trimmed means"}
 
 
 def _split_trials(trials: Trials, column: str) -> dict[str, Float64Array]:
@@ -123,7 +131,9 @@ def _split_trials(trials: Trials, column: str) -> dict[str, Float64Array]:
     if isinstance(trials, Mapping):
         return {str(k): as_series_array(v, f"trials[{k!r}]") for k, v in trials.items()}
     if isinstance(trials, (str, bytes)) or not isinstance(trials, Sequence):
-        raise InvalidArgumentError("trials: expected a DataFrame, a mapping or a sequence of series")
+        raise InvalidArgumentError(
+            "trials: expected a DataFrame, a mapping or a sequence of series"
+        )
     return {str(i): as_series_array(v, f"trials[{i}]") for i, v in enumerate(trials)}
 
 
@@ -195,7 +205,9 @@ def estimate_trials(
        American Statistician 69(4). https://doi.org/10.1080/00031305.2015.1089789
     """
     if estimator not in ESTIMATORS:
-        raise InvalidArgumentError(f"estimator: must be one of {sorted(ESTIMATORS)}, got {estimator!r}")
+        raise InvalidArgumentError(
+            f"estimator: must be one of {sorted(ESTIMATORS)}, got {estimator!r}"
+        )
     cl = check_confidence_level(confidence_level)
     nres = check_positive_int(n_resamples, "n_resamples", minimum=10)
     data = _split_trials(trials, column)
@@ -253,6 +265,7 @@ def estimate_trials(
             per_trial=per_trial,
             n_resamples=0,
             seed=seed,
+            statistic=estimator.replace("_", " "),
             warnings=tuple(found),
         )
 
@@ -343,5 +356,46 @@ def estimate_trials(
         per_trial=per_trial,
         n_resamples=nres,
         seed=seed,
+        statistic=f"mean of the {t} runs' {_WORDS.get(estimator, estimator)}",
         warnings=tuple(found),
     )
+
+
+#: findings about one run's own interval, which a summary of trials does not show (its
+#: interval is the two-level one)
+_PER_RUN_INTERVAL = frozenset({"ci-unbounded", "too-few-samples", "too-few-subsessions"})
+
+
+def findings_once(per_run: Sequence[Sequence[Finding]]) -> tuple[Finding, ...]:
+    """The findings of several trials said once: one per code, with the message of the run
+    where it is worst, how many of the runs have it, and that worst severity.
+
+    Parameters
+    ----------
+    per_run : sequence of sequences of Finding
+        Each trial's findings (e.g. ``SeriesAnalysis.warnings`` of each run).
+
+    Returns
+    -------
+    tuple of Finding
+        In order of first appearance. Findings about one run's own interval
+        (``ci-unbounded``, ``too-few-samples``, ``too-few-subsessions``) are left out: the
+        trials' interval is the two-level one.
+    """
+    total = len(per_run)
+    by_code: dict[str, list[Finding]] = {}
+    for findings in per_run:
+        worst_here: dict[str, Finding] = {}
+        for f in findings:
+            if f.code in _PER_RUN_INTERVAL:
+                continue
+            if f.code not in worst_here or f.rank > worst_here[f.code].rank:
+                worst_here[f.code] = f
+        for code, f in worst_here.items():
+            by_code.setdefault(code, []).append(f)
+    out = []
+    for code, group in by_code.items():
+        worst = max(group, key=lambda f: f.rank)
+        where = "in the only run" if total == 1 else f"in {len(group)} of {total} runs"
+        out.append(Finding(code, f"{worst.message} ({where})", worst.severity))
+    return tuple(out)

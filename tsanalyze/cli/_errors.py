@@ -67,8 +67,12 @@ def one_line(message: str) -> str:
 
 
 def fail(message: str, code: int = EXIT_BAD_INPUT) -> NoReturn:
-    """Print ``tsanalyze: error: <message>`` (one line) to stderr and exit with ``code``."""
-    typer.echo(f"tsanalyze: error: {one_line(message)}", err=True)
+    """Print ``tsanalyze: error: <message>`` (one line) to stderr and exit with ``code``;
+    control characters in the message (a file or benchmark name quoted in it) are shown
+    escaped."""
+    from tsanalyze.report.text import printable
+
+    typer.echo(f"tsanalyze: error: {printable(one_line(message))}", err=True)
     raise typer.Exit(code)
 
 
@@ -107,9 +111,11 @@ def internal_error(exc: BaseException) -> NoReturn:
     if os.environ.get(TRACEBACK_ENV, "") not in ("", "0"):
         typer.echo("".join(traceback.format_exception(exc)).rstrip(), err=True)
     where = "" if os.environ.get(TRACEBACK_ENV) else f"; set {TRACEBACK_ENV}=1 for the traceback"
+    from tsanalyze.report.text import printable
+
     typer.echo(
         f"tsanalyze: internal error (a bug in tsanalyze, not in your input): "
-        f"{type(exc).__name__}: {exc}. Please report it with the command you ran and "
+        f"{type(exc).__name__}: {printable(exc)}. Please report it with the command you ran and "
         f"`tsanalyze --version`{where}",
         err=True,
     )
