@@ -13,6 +13,7 @@ say in the commit message which numbers moved and why.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from pathlib import Path
@@ -35,6 +36,7 @@ def _mixture() -> np.ndarray:
     return rng.permutation(np.concatenate([a, b]))
 
 
+@functools.cache
 def _cases() -> dict[str, Any]:
     """name -> (data, keyword arguments of analyze)."""
     trials = simulate_trials(

@@ -24,6 +24,7 @@ from tsanalyze._validation import (
     check_positive_int,
     check_rng,
 )
+from tsanalyze.stats._rowstats import median, resampled
 
 __all__ = [
     "BootstrapCI",
@@ -317,12 +318,7 @@ class BootstrapCI(Result):
 
 def apply_statistic(x: Float64Array, idx: Int64Array, statistic: Statistic) -> Float64Array:
     """``statistic(x[idx], axis=-1)`` evaluated in row batches of bounded memory."""
-    rows, size = idx.shape
-    step = max(1, _BATCH_ELEMENTS // max(size, 1))
-    out = np.empty(rows)
-    for s in range(0, rows, step):
-        out[s : s + step] = np.asarray(statistic(x[idx[s : s + step]], axis=-1))
-    return out
+    return resampled(x, idx, statistic)  # issue 24: the median by ranks, same numbers
 
 
 def calibration_factor(resample_means: Float64Array, mean_variance: float) -> float:
@@ -371,11 +367,13 @@ def apply_with_mean(
     """Like :func:`apply_statistic`, also returning the resample means (one gather)."""
     rows, size = idx.shape
     step = max(1, _BATCH_ELEMENTS // max(size, 1))
-    out = np.empty(rows)
+    fast = statistic is median  # issue 24: the median by ranks, same numbers
+    out = resampled(x, idx, statistic) if fast else np.empty(rows)
     means = np.empty(rows)
     for s in range(0, rows, step):
         block = x[idx[s : s + step]]
-        out[s : s + step] = np.asarray(statistic(block, axis=-1))
+        if not fast:
+            out[s : s + step] = np.asarray(statistic(block, axis=-1))
         means[s : s + step] = block.mean(axis=-1)
     return out, means
 
