@@ -271,56 +271,48 @@ def _merge_candidates(
     valley = np.zeros(p_count, dtype=np.int64)  # valley[i]: between peak i and nxt[i]
     valley[:-1] = _valleys(f, peaks)
     cuts = np.concatenate(([-np.inf], pts[valley[:-1]], [np.inf]))
-    count = np.diff(np.searchsorted(sorted_a, cuts, side="right")).tolist()
+    counts = np.diff(np.searchsorted(sorted_a, cuts, side="right"))
+    rk = 1.0 / (2.0 * math.sqrt(math.pi))
+    nh = n * h
+    # the KDE's pointwise standard error at every grid point, sqrt(f R(K) / (n h))
+    se_arr = np.sqrt(np.maximum(f, 0.0) * rk / nh)
+    # initial heaps, built at once: (mass score, peak, version), (margin, left peak, version)
+    mass = counts / n
+    light_i = np.flatnonzero(mass < min_mass)
+    light = list(zip((mass[light_i] / min_mass).tolist(), light_i.tolist(), [0] * light_i.size))
+    heapq.heapify(light)
+    fp = f[peaks]
+    lower = np.where(fp[:-1] <= fp[1:], peaks[:-1], peaks[1:])  # grid position of the lower
+    fval = f[valley[:-1]]
+    margin = (f[lower] - fval) / (z * (se_arr[lower] + se_arr[valley[:-1]]))
+    shallow_i = np.flatnonzero(margin < 1.0)
+    shallow = list(zip(margin[shallow_i].tolist(), shallow_i.tolist(), [0] * shallow_i.size))
+    heapq.heapify(shallow)
+
+    count = counts.tolist()
+    pos = peaks.tolist()
     nxt = [*range(1, p_count), -1]
     prv = list(range(-1, p_count - 1))
     alive = [True] * p_count
-    version = [0] * p_count  # bumped when a peak's mass or its right-hand valley changes
-    height = f[peaks].tolist()
+    mver = [0] * p_count  # bumped when a peak's mass changes
+    gver = [0] * p_count  # bumped when the valley to a peak's right changes
     fv = f.tolist()
+    se = se_arr.tolist()
     valley_at = valley.tolist()
-    rk = 1.0 / (2.0 * math.sqrt(math.pi))
-    nh = n * h
-
-    def se(v: float) -> float:
-        return math.sqrt(max(v, 0.0) * rk / nh)
-
-    light: list[tuple[float, int, int]] = []  # (mass score, peak, version)
-    shallow: list[tuple[float, int, int]] = []  # (valley margin, left peak, version)
-
-    def push_light(i: int) -> None:
-        m = count[i] / n
-        if m < min_mass:
-            heapq.heappush(light, (m / min_mass, i, version[i]))
-
-    def push_shallow(i: int) -> None:
-        k = nxt[i]
-        if k < 0:
-            return
-        low_peak = min(height[i], height[k])
-        fval = fv[valley_at[i]]
-        margin = (low_peak - fval) / (z * (se(low_peak) + se(fval)))
-        if margin < 1.0:
-            heapq.heappush(shallow, (margin, i, version[i]))
-
-    for i in range(p_count):
-        push_light(i)
-        push_shallow(i)
+    heappush, heappop = heapq.heappush, heapq.heappop
     left = p_count
     while left > 1:
-        while light and (not alive[light[0][1]] or light[0][2] != version[light[0][1]]):
-            heapq.heappop(light)
+        while light and (not alive[light[0][1]] or light[0][2] != mver[light[0][1]]):
+            heappop(light)
         if light:
             worst = light[0][1]
         else:
-            while shallow and (
-                not alive[shallow[0][1]] or shallow[0][2] != version[shallow[0][1]]
-            ):
-                heapq.heappop(shallow)
+            while shallow and (not alive[shallow[0][1]] or shallow[0][2] != gver[shallow[0][1]]):
+                heappop(shallow)
             if not shallow:
                 break
             i = shallow[0][1]
-            worst = i if height[i] < height[nxt[i]] else nxt[i]
+            worst = i if fv[pos[i]] < fv[pos[nxt[i]]] else nxt[i]
         a, b = prv[worst], nxt[worst]
         alive[worst] = False
         left -= 1
@@ -337,10 +329,19 @@ def _merge_candidates(
             nxt[a], prv[b] = b, a
             gets = b if keep_left else a
         count[gets] += count[worst]
-        for j in {gets, a} - {-1}:
-            version[j] += 1
-            push_light(j)
-            push_shallow(j)
+        mver[gets] += 1
+        m = count[gets] / n
+        if m < min_mass:
+            heappush(light, (m / min_mass, gets, mver[gets]))
+        if a >= 0:  # the valley to the right of a changed (or vanished)
+            gver[a] += 1
+            k = nxt[a]
+            if k >= 0:
+                lo = pos[a] if fv[pos[a]] <= fv[pos[k]] else pos[k]
+                v = valley_at[a]
+                g = (fv[lo] - fv[v]) / (z * (se[lo] + se[v]))
+                if g < 1.0:
+                    heappush(shallow, (g, a, gver[a]))
     kept = [i for i in range(p_count) if alive[i]]
     return (
         peaks[kept],
