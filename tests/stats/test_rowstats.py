@@ -60,3 +60,25 @@ def test_the_bootstrap_uses_it_for_the_median_only() -> None:
         np.testing.assert_array_equal(out, ref, err_msg=name)
         np.testing.assert_array_equal(means, x[idx].mean(axis=-1))
     assert ESTIMATORS["median"] is rs.median
+
+
+@pytest.mark.parametrize(
+    ("n", "size", "bl"), [(1000, 1000, 3.0), (97, 97, 7.5), (40, 13, 2.0), (1, 1, 1.5)]
+)
+def test_stationary_kernel_gives_the_numpy_indices(
+    n: int, size: int, bl: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tsanalyze.stats import bootstrap as bs
+
+    if not HAVE_NUMBA:
+        pytest.skip("numba is not installed (extra 'fast')")
+    compiled = bs._stationary_by_position(n, 300, bl, np.random.default_rng(7), size)
+    monkeypatch.setattr(bs, "HAVE_NUMBA", False)
+    plain = bs._stationary_by_position(n, 300, bl, np.random.default_rng(7), size)
+    np.testing.assert_array_equal(compiled, plain)
+    # and the kernel's Python source gives the same from the same draws
+    gen = np.random.default_rng(7)
+    draws = gen.random((300, size), dtype=np.float32)
+    u = gen.integers(0, n, (300, size), dtype=np.int32)
+    twin = rs._stationary_positions_py(draws, u, np.float32(1.0 / bl), n)
+    np.testing.assert_array_equal(twin, plain)

@@ -24,7 +24,8 @@ from tsanalyze._validation import (
     check_positive_int,
     check_rng,
 )
-from tsanalyze.stats._rowstats import median, resampled
+from tsanalyze.stats._numba import HAVE_NUMBA
+from tsanalyze.stats._rowstats import median, resampled, stationary_positions
 
 __all__ = [
     "BootstrapCI",
@@ -229,7 +230,12 @@ def _stationary_by_position(
 ) -> Int64Array:
     """Each position starts a new block with probability 1/bl, else continues the last."""
     itype = np.int32 if n < 2**31 - 1 and size < 2**31 - 1 else np.int64
-    new = gen.random((n_resamples, size), dtype=np.float32) < np.float32(1.0 / bl)
+    draws = gen.random((n_resamples, size), dtype=np.float32)
+    if HAVE_NUMBA:  # issue 24: one compiled pass over the same two draws, same indices
+        u = gen.integers(0, n, (n_resamples, size), dtype=itype)
+        return stationary_positions(draws, u, np.float32(1.0 / bl), n)  # type: ignore[return-value]
+    new = draws < np.float32(1.0 / bl)
+    del draws
     new[:, 0] = True
     t = np.arange(size, dtype=itype)
     last = np.where(new, t, itype(0))

@@ -279,14 +279,14 @@ def _merge_candidates(
     # initial heaps, built at once: (mass score, peak, version), (margin, left peak, version)
     mass = counts / n
     light_i = np.flatnonzero(mass < min_mass)
-    light = list(zip((mass[light_i] / min_mass).tolist(), light_i.tolist(), [0] * light_i.size))
+    light = list(zip((mass[light_i] / min_mass).tolist(), light_i.tolist(), [0] * light_i.size, strict=True))
     heapq.heapify(light)
     fp = f[peaks]
     lower = np.where(fp[:-1] <= fp[1:], peaks[:-1], peaks[1:])  # grid position of the lower
     fval = f[valley[:-1]]
     margin = (f[lower] - fval) / (z * (se_arr[lower] + se_arr[valley[:-1]]))
     shallow_i = np.flatnonzero(margin < 1.0)
-    shallow = list(zip(margin[shallow_i].tolist(), shallow_i.tolist(), [0] * shallow_i.size))
+    shallow = list(zip(margin[shallow_i].tolist(), shallow_i.tolist(), [0] * shallow_i.size, strict=True))
     heapq.heapify(shallow)
 
     count = counts.tolist()

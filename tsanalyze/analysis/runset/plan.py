@@ -189,13 +189,20 @@ def comparison_jobs(
     cols = [c for c in _COMPARE_COLUMNS if c in df.columns]
     by_key = {(s.run, s.benchmark): s for s in results}
 
+    # issue 24: the frame's attrs (every run's metadata) would be deep-copied by pandas on
+    # every slice; each side carries only the metadata of its own runs
+    bare = pd.DataFrame({c: df[c] for c in cols}, copy=False)
+    meta = runs_meta if runs_meta is not None else df.attrs.get("runs", {})
+
     def segment(runs: Sequence[str], name: str) -> pd.DataFrame:
         parts = []
         for rid in runs:
             if (rid, name) in by_key:
                 s = by_key[(rid, name)]
                 parts.append(lay.rows[(rid, name)][s.start : s.stop])
-        return df.iloc[np.concatenate(parts)][cols]
+        side = bare.iloc[np.concatenate(parts)]
+        side.attrs["runs"] = {rid: meta[rid] for rid in runs if rid in meta}
+        return side
 
     names_in_run = {rid: sorted(b for r, b in lay.keys if r == rid) for rid in lay.run_order}
     groups = lay.groups
