@@ -33,6 +33,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "collect": ("tsanalyze.cli.collect", "collect"),
     "report": ("tsanalyze.cli.report", "report"),
     "compare": ("tsanalyze.cli.compare", "compare"),
+    "recover": ("tsanalyze.cli.recover", "recover"),
 }
 
 _SETTINGS: dict[str, Any] = {

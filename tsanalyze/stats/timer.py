@@ -19,6 +19,7 @@ from tsanalyze._typing import ArrayLike, Float64Array
 from tsanalyze._units import format_time
 from tsanalyze._validation import as_series_array
 from tsanalyze.errors import InvalidArgumentError
+from tsanalyze.timer_limits import ACCURACY_SHARE_LIMIT, OVERHEAD_SHARE_LIMIT, PRECISION_FACTOR
 
 __all__ = [
     "Quantisation",
@@ -28,12 +29,8 @@ __all__ = [
     "timer_check",
 ]
 
-#: overhead share of the measured sample time above which a sample is flagged (seed 004)
-OVERHEAD_SHARE_LIMIT = 0.01
-#: a sample shorter than this many timer precisions is flagged (DESIGN.md "Timer")
-PRECISION_FACTOR = 1000.0
-#: relative error bound from the timer accuracy above which a sample is flagged (seed 000)
-ACCURACY_SHARE_LIMIT = 0.01
+# The limits (overhead share, accuracy share, precision factor) are declared once in
+# tsanalyze.timer_limits, where the collector reads them too.
 #: a sample is timer-dominated when overhead + accuracy make up at least this share
 DOMINATED_SHARE = 0.5
 
