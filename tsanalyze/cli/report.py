@@ -53,6 +53,9 @@ def report(
     quiet: opt.QuietOpt = False,
 ) -> None:
     """Analyse runs: stable phase, dependence, estimates with CIs, comparisons, findings."""
+    from tsanalyze._workers import start_early_for
+
+    start_early_for(files, jobs)  # the workers' imports overlap the reading (issue 24)
     from tsanalyze.analysis.runset import analyze
     from tsanalyze.io.runs import read_runs
 

@@ -40,6 +40,21 @@ RunsMeta = Mapping[str, Mapping[str, Any]]
 _COMPARE_COLUMNS = ("run", "round", "sample", "evals", "time_ns")
 
 
+class SharedMeta(dict):  # type: ignore[type-arg]
+    """Run metadata that pandas' copies of a frame share instead of deep-copying.
+
+    pandas deep-copies ``attrs`` on every operation (every column access of a side inside
+    :func:`tsanalyze.compare`); the metadata of a comparison's sides is only read there,
+    so one object serves every copy (issue 24: 3 s of a 100-run report went to copies).
+    """
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> SharedMeta:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled (to a worker) as what it holds
+        return (SharedMeta, (dict(self),))
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class Layout:
     """Where each series lives in the frame: row positions in time (sample) order."""
@@ -136,7 +151,9 @@ def match_run(baseline: str, runs_meta: RunsMeta, order: Sequence[str]) -> str:
         file = runs_meta.get(rid, {}).get("file")
         if file and (Path(file) == target or Path(file).resolve() == target.resolve()):
             return rid
-    raise InvalidArgumentError(f"baseline: {baseline!r} is neither a run id nor a file of this run set")
+    raise InvalidArgumentError(
+        f"baseline: {baseline!r} is neither a run id nor a file of this run set"
+    )
 
 
 def interleaved(df: pd.DataFrame, rid: str, meta: Mapping[str, Any] | None) -> bool:
@@ -201,7 +218,7 @@ def comparison_jobs(
                 s = by_key[(rid, name)]
                 parts.append(lay.rows[(rid, name)][s.start : s.stop])
         side = bare.iloc[np.concatenate(parts)]
-        side.attrs["runs"] = {rid: meta[rid] for rid in runs if rid in meta}
+        side.attrs["runs"] = SharedMeta({rid: meta[rid] for rid in runs if rid in meta})
         return side
 
     names_in_run = {rid: sorted(b for r, b in lay.keys if r == rid) for rid in lay.run_order}
