@@ -27,7 +27,7 @@ from tsanalyze.analysis.steady_state import steady_state
 from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.autocorrelation import autocorrelation
 from tsanalyze.stats.estimators import ESTIMATORS, LocationEstimatorName, estimate
-from tsanalyze.stats.multimodality import multimodality
+from tsanalyze.stats.multimodality import modes_of_sorted
 from tsanalyze.stats.outliers import outlier_variance, tukey_fences
 from tsanalyze.stats.ticks import TickArg
 from tsanalyze.stats.timer import timer_check
@@ -362,8 +362,12 @@ def analyze_series(
     est = estimate(seg, estimator, confidence_level=confidence_level, rng=gen, tick=tick)
     findings.extend(est.warnings)
 
+    srt = np.sort(seg)  # one sort, shared by the descriptive statistics and the modes
     desc = {
-        name: float(ESTIMATORS[name](seg)) for name in ("min", "median", "mean", "trimmed_mean")
+        "min": float(srt[0]),
+        "median": float(ESTIMATORS["median"](srt)),  # the same two middle values
+        "mean": float(ESTIMATORS["mean"](seg)),
+        "trimmed_mean": float(ESTIMATORS["trimmed_mean"](seg)),
     }
     sd = float(np.std(seg, ddof=1)) if seg.size > 1 else float("nan")
 
@@ -377,7 +381,7 @@ def analyze_series(
             ov_fraction = float(ov.fraction)
             findings.extend(ov.warnings)
 
-    md = multimodality(seg)
+    md = modes_of_sorted(seg, srt)
     findings.extend(md.warnings)
     mode_list = tuple(
         (float(loc), float(mass)) for loc, mass in zip(md.locations, md.masses, strict=True)

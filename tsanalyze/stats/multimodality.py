@@ -22,7 +22,7 @@ from tsanalyze._typing import ArrayLike, Float64Array, Int64Array
 from tsanalyze._validation import as_series_array, check_positive_int
 from tsanalyze.errors import InvalidArgumentError
 
-__all__ = ["Modes", "kde_grid", "multimodality"]
+__all__ = ["Modes", "kde_grid", "modes_of_sorted", "multimodality"]
 
 #: fewest samples for mode detection
 _MIN_N = 20
@@ -154,6 +154,25 @@ def multimodality(
     Statistics 13(1), doi:10.1214/aos/1176346577.
     """
     a = as_series_array(x, "x", min_size=1)
+    return modes_of_sorted(a, np.sort(a), min_mass=min_mass, bandwidth=bandwidth, grid=grid, z=z)
+
+
+def modes_of_sorted(
+    a: Float64Array,
+    sorted_a: Float64Array,
+    *,
+    min_mass: float = 0.05,
+    bandwidth: float | None = None,
+    grid: int = 2048,
+    z: float = 3.0,
+) -> Modes:
+    """:func:`multimodality` of checked samples ``a`` whose sorted copy the caller holds.
+
+    The per-series analysis sorts each series once and shares the sorted copy between
+    the descriptive statistics and the modes (issue 24); the result is exactly that of
+    ``multimodality(a)``. ``a`` keeps its own order: the bandwidth's sd sums the values
+    in it.
+    """
     if not 0.0 < min_mass < 0.5:
         raise InvalidArgumentError(f"min_mass: must be in (0, 0.5), got {min_mass!r}")
     grid = check_positive_int(grid, "grid", minimum=64)
@@ -163,7 +182,7 @@ def multimodality(
         raise InvalidArgumentError(f"bandwidth: must be a positive number, got {bandwidth!r}")
     n = a.size
     found: list[Finding] = []
-    med = float(np.median(a))
+    med = float(np.median(sorted_a))
 
     def single(h: float, why: Finding | None = None) -> Modes:
         if why is not None:
@@ -186,12 +205,13 @@ def multimodality(
             math.nan,
             Finding("too-few-samples", f"{n} samples are too few to look for modes", "info"),
         )
-    lo, hi = np.quantile(a, _CENTRAL)
-    central = a[(a >= lo) & (a <= hi)]
+    lo, hi = np.quantile(sorted_a, _CENTRAL)
     if hi <= lo:
         return single(0.0)
     if bandwidth is None:
-        q75, q25 = np.quantile(central, [0.75, 0.25])
+        central = a[(a >= lo) & (a <= hi)]  # in the order of a, for the sum of the sd
+        inside = sorted_a[np.searchsorted(sorted_a, lo) : np.searchsorted(sorted_a, hi, "right")]
+        q75, q25 = np.quantile(inside, [0.75, 0.25])
         sd = float(np.std(central, ddof=1))
         spread = min(sd, (q75 - q25) / 1.349) if q75 > q25 else sd
         h = 0.45 * spread * n ** (-0.2)
@@ -203,7 +223,6 @@ def multimodality(
     peaks = list(np.flatnonzero((f[1:-1] > f[:-2]) & (f[1:-1] >= f[2:])) + 1)
     if not peaks:
         return single(h)
-    sorted_a = np.sort(a)
     peaks, valleys, counts = _merge_candidates(
         f, np.asarray(peaks, dtype=np.int64), sorted_a, pts, n=n, h=h, min_mass=min_mass, z=z
     )
@@ -279,14 +298,18 @@ def _merge_candidates(
     # initial heaps, built at once: (mass score, peak, version), (margin, left peak, version)
     mass = counts / n
     light_i = np.flatnonzero(mass < min_mass)
-    light = list(zip((mass[light_i] / min_mass).tolist(), light_i.tolist(), [0] * light_i.size, strict=True))
+    light = list(
+        zip((mass[light_i] / min_mass).tolist(), light_i.tolist(), [0] * light_i.size, strict=True)
+    )
     heapq.heapify(light)
     fp = f[peaks]
     lower = np.where(fp[:-1] <= fp[1:], peaks[:-1], peaks[1:])  # grid position of the lower
     fval = f[valley[:-1]]
     margin = (f[lower] - fval) / (z * (se_arr[lower] + se_arr[valley[:-1]]))
     shallow_i = np.flatnonzero(margin < 1.0)
-    shallow = list(zip(margin[shallow_i].tolist(), shallow_i.tolist(), [0] * shallow_i.size, strict=True))
+    shallow = list(
+        zip(margin[shallow_i].tolist(), shallow_i.tolist(), [0] * shallow_i.size, strict=True)
+    )
     heapq.heapify(shallow)
 
     count = counts.tolist()

@@ -31,7 +31,10 @@ def _pool(workers: int) -> ProcessPoolExecutor:
     """The shared pool of ``workers`` processes (a new one if the last one broke)."""
     pool = _POOLS.get(workers)
     if pool is None or getattr(pool, "_broken", False) or getattr(pool, "_shutdown_thread", False):
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=_workers.context())
+        _workers.ensure_server()
+        pool = ProcessPoolExecutor(
+            max_workers=workers, mp_context=_workers.context(), initializer=_workers.worker_init
+        )
         _POOLS[workers] = pool
     return pool
 
