@@ -59,7 +59,8 @@ def report(
     from tsanalyze.analysis.runset import analyze
     from tsanalyze.io.runs import read_runs
 
-    df = read_runs(files)
+    with progress_bar("reading files", quiet=quiet) as reading:
+        df = read_runs(files, progress=reading)
     with progress_bar("analysing series", quiet=quiet) as update:
         analysis = analyze(
             df, estimator=estimator.value, confidence_level=confidence_level, raw=raw,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import glob
 import os
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -263,7 +263,10 @@ def add_time_columns(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def read_runs(
-    paths: PathLike | Iterable[PathLike], *, include_warmups: bool = False
+    paths: PathLike | Iterable[PathLike],
+    *,
+    include_warmups: bool = False,
+    progress: Callable[[int, int], None] | None = None,
 ) -> pd.DataFrame:
     """Read runs (files, globs, directories, other tools' files) into one tidy DataFrame.
 
@@ -275,6 +278,8 @@ def read_runs(
     include_warmups : bool
         Keep imported warm-up and calibration values (rows whose ``kind`` column is not
         ``"value"``); by default they are dropped.
+    progress : callable, optional
+        Called as ``progress(done, total)`` after each file is read (a progress bar).
 
     Returns
     -------
@@ -300,8 +305,10 @@ def read_runs(
     runs: dict[str, dict[str, Any]] = {}
     sources: dict[str, Path] = {}
     n_loaded = 0
-    for src in files:
+    for done, src in enumerate(files, start=1):
         data, metas = _load_file(src)
+        if progress is not None:
+            progress(done, len(files))
         for meta in metas:
             rid = meta["run"]
             n_loaded += 1
