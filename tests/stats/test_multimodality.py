@@ -153,9 +153,19 @@ def _candidates(f: np.ndarray) -> np.ndarray:
     return np.flatnonzero((f[1:-1] > f[:-2]) & (f[1:-1] >= f[2:])) + 1  # type: ignore[no-any-return]
 
 
+@pytest.mark.parametrize("compiled", [True, False])
 @pytest.mark.parametrize("seed", range(40))
-def test_merging_with_heaps_is_exactly_the_direct_formulation(seed: int) -> None:
+def test_merging_with_heaps_is_exactly_the_direct_formulation(
+    seed: int, compiled: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both the compiled merge loop and its Python twin (used without numba)."""
+    import tsanalyze.stats.multimodality as mm
+    from tsanalyze.stats._numba import HAVE_NUMBA
     from tsanalyze.stats.multimodality import _merge_candidates
+
+    if compiled and not HAVE_NUMBA:
+        pytest.skip("numba is not installed (extra 'fast')")
+    monkeypatch.setattr(mm, "HAVE_NUMBA", compiled)
 
     rng = np.random.default_rng(seed)
     size = int(rng.integers(64, 1500))

@@ -238,7 +238,8 @@ def steady_state(
     cp = changepoints(arr, method, min_size=min_size, **options)
     warnings = list(cp.warnings)
     locs = merge_segments(arr, cp.locations, tolerance)
-    seg = segment_table(arr, locs)
+    # the change-point method's own table when no segments were merged (issue 24)
+    seg = cp.segments if tuple(locs) == tuple(cp.locations) else segment_table(arr, locs)
     meds = seg["median"].to_numpy()
     ref = abs(float(np.median(arr)))
     classification: Classification

@@ -20,6 +20,7 @@ from scipy.signal import fftconvolve
 from tsanalyze._result import Finding, Result
 from tsanalyze._typing import ArrayLike, Float64Array, Int64Array
 from tsanalyze._validation import as_series_array, check_positive_int
+from tsanalyze.stats._numba import HAVE_NUMBA, jit
 from tsanalyze.errors import InvalidArgumentError
 
 __all__ = ["Modes", "kde_grid", "modes_of_sorted", "multimodality"]
@@ -267,6 +268,88 @@ def _valleys(f: Float64Array, peaks: Int64Array) -> Int64Array:
     return at_min[first] + lo  # type: ignore[no-any-return]
 
 
+def _merge_loop_py(
+    count: Any, pos: Any, fv: Any, se: Any, valley_at: Any, light_s: Any, light_i: Any,
+    shallow_s: Any, shallow_i: Any, n: int, min_mass: float, z: float,
+) -> tuple[Any, Any, Any]:  # fmt: skip
+    """The rounds of :func:`_merge_candidates` (the source of the compiled kernel).
+
+    ``count``/``valley_at`` (per candidate) are updated in place; returns (alive, count,
+    valley_at). Two heaps with lazy deletion: (mass score, peak, version) of the light
+    candidates and (margin, left peak, version) of the shallow valleys; ties go to the
+    leftmost candidate, as in the direct formulation.
+    """
+    p_count = len(pos)
+    nxt = [0] * p_count
+    prv = [0] * p_count
+    alive = [True] * p_count
+    mver = [0] * p_count  # bumped when a peak's mass changes
+    gver = [0] * p_count  # bumped when the valley to a peak's right changes
+    for i in range(p_count):
+        nxt[i] = i + 1 if i + 1 < p_count else -1
+        prv[i] = i - 1
+    light = [(0.0, 0, 0)]  # typed by its first item (numba), then emptied
+    light.pop()
+    for k in range(len(light_i)):
+        light.append((light_s[k], light_i[k], 0))
+    heapq.heapify(light)
+    shallow = [(0.0, 0, 0)]
+    shallow.pop()
+    for k in range(len(shallow_i)):
+        shallow.append((shallow_s[k], shallow_i[k], 0))
+    heapq.heapify(shallow)
+    left = p_count
+    while left > 1:
+        while len(light) > 0 and (not alive[light[0][1]] or light[0][2] != mver[light[0][1]]):
+            heapq.heappop(light)
+        if len(light) > 0:
+            worst = light[0][1]
+        else:
+            while len(shallow) > 0 and (
+                not alive[shallow[0][1]] or shallow[0][2] != gver[shallow[0][1]]
+            ):
+                heapq.heappop(shallow)
+            if len(shallow) == 0:
+                break
+            i = shallow[0][1]
+            worst = i if fv[pos[i]] < fv[pos[nxt[i]]] else nxt[i]
+        a = prv[worst]
+        b = nxt[worst]
+        alive[worst] = False
+        left -= 1
+        if a < 0:  # the first candidate: its samples join the next one
+            prv[b] = -1
+            gets = b
+        elif b < 0:  # the last: its samples join the previous one
+            nxt[a] = -1
+            gets = a
+        else:
+            keep_left = fv[valley_at[a]] <= fv[valley_at[worst]]
+            if not keep_left:
+                valley_at[a] = valley_at[worst]
+            nxt[a] = b
+            prv[b] = a
+            gets = b if keep_left else a
+        count[gets] += count[worst]
+        mver[gets] += 1
+        m = count[gets] / n
+        if m < min_mass:
+            heapq.heappush(light, (m / min_mass, gets, mver[gets]))
+        if a >= 0:  # the valley to the right of a changed (or vanished)
+            gver[a] += 1
+            k = nxt[a]
+            if k >= 0:
+                lo = pos[a] if fv[pos[a]] <= fv[pos[k]] else pos[k]
+                v = valley_at[a]
+                g = (fv[lo] - fv[v]) / (z * (se[lo] + se[v]))
+                if g < 1.0:
+                    heapq.heappush(shallow, (g, a, gver[a]))
+    return alive, count, valley_at
+
+
+_merge_loop_nb = jit(_merge_loop_py)
+
+
 def _merge_candidates(
     f: Float64Array, peaks: Int64Array, sorted_a: Float64Array, pts: Float64Array, *,
     n: int, h: float, min_mass: float, z: float,
@@ -295,81 +378,28 @@ def _merge_candidates(
     nh = n * h
     # the KDE's pointwise standard error at every grid point, sqrt(f R(K) / (n h))
     se_arr = np.sqrt(np.maximum(f, 0.0) * rk / nh)
-    # initial heaps, built at once: (mass score, peak, version), (margin, left peak, version)
+    # the initial weaknesses, computed at once: mass scores and valley margins
     mass = counts / n
     light_i = np.flatnonzero(mass < min_mass)
-    light = list(
-        zip((mass[light_i] / min_mass).tolist(), light_i.tolist(), [0] * light_i.size, strict=True)
-    )
-    heapq.heapify(light)
     fp = f[peaks]
     lower = np.where(fp[:-1] <= fp[1:], peaks[:-1], peaks[1:])  # grid position of the lower
-    fval = f[valley[:-1]]
-    margin = (f[lower] - fval) / (z * (se_arr[lower] + se_arr[valley[:-1]]))
+    margin = (f[lower] - f[valley[:-1]]) / (z * (se_arr[lower] + se_arr[valley[:-1]]))
     shallow_i = np.flatnonzero(margin < 1.0)
-    shallow = list(
-        zip(margin[shallow_i].tolist(), shallow_i.tolist(), [0] * shallow_i.size, strict=True)
-    )
-    heapq.heapify(shallow)
-
-    count = counts.tolist()
-    pos = peaks.tolist()
-    nxt = [*range(1, p_count), -1]
-    prv = list(range(-1, p_count - 1))
-    alive = [True] * p_count
-    mver = [0] * p_count  # bumped when a peak's mass changes
-    gver = [0] * p_count  # bumped when the valley to a peak's right changes
-    fv = f.tolist()
-    se = se_arr.tolist()
-    valley_at = valley.tolist()
-    heappush, heappop = heapq.heappush, heapq.heappop
-    left = p_count
-    while left > 1:
-        while light and (not alive[light[0][1]] or light[0][2] != mver[light[0][1]]):
-            heappop(light)
-        if light:
-            worst = light[0][1]
-        else:
-            while shallow and (not alive[shallow[0][1]] or shallow[0][2] != gver[shallow[0][1]]):
-                heappop(shallow)
-            if not shallow:
-                break
-            i = shallow[0][1]
-            worst = i if fv[pos[i]] < fv[pos[nxt[i]]] else nxt[i]
-        a, b = prv[worst], nxt[worst]
-        alive[worst] = False
-        left -= 1
-        if a < 0:  # the first candidate: its samples join the next one
-            prv[b] = -1
-            gets = b
-        elif b < 0:  # the last: its samples join the previous one
-            nxt[a] = -1
-            gets = a
-        else:
-            keep_left = fv[valley_at[a]] <= fv[valley_at[worst]]
-            if not keep_left:
-                valley_at[a] = valley_at[worst]
-            nxt[a], prv[b] = b, a
-            gets = b if keep_left else a
-        count[gets] += count[worst]
-        mver[gets] += 1
-        m = count[gets] / n
-        if m < min_mass:
-            heappush(light, (m / min_mass, gets, mver[gets]))
-        if a >= 0:  # the valley to the right of a changed (or vanished)
-            gver[a] += 1
-            k = nxt[a]
-            if k >= 0:
-                lo = pos[a] if fv[pos[a]] <= fv[pos[k]] else pos[k]
-                v = valley_at[a]
-                g = (fv[lo] - fv[v]) / (z * (se[lo] + se[v]))
-                if g < 1.0:
-                    heappush(shallow, (g, a, gver[a]))
-    kept = [i for i in range(p_count) if alive[i]]
+    args = (
+        counts.astype(np.int64), peaks.astype(np.int64), f, se_arr, valley,
+        (mass[light_i] / min_mass), light_i.astype(np.int64), margin[shallow_i],
+        shallow_i.astype(np.int64), int(n), float(min_mass), float(z),
+    )  # fmt: skip
+    if HAVE_NUMBA:
+        alive, count, valley_at = _merge_loop_nb(*args)
+    else:  # the same source on lists, which plain Python indexes fastest
+        listed = tuple(a.tolist() if isinstance(a, np.ndarray) else a for a in args)
+        alive, count, valley_at = _merge_loop_py(*listed)  # type: ignore[arg-type]
+    kept = np.flatnonzero(np.asarray(alive, dtype=bool))
     return (
         peaks[kept],
-        np.asarray([valley_at[i] for i in kept[:-1]], dtype=np.int64),
-        np.asarray([count[i] for i in kept], dtype=np.int64),
+        np.asarray(valley_at, dtype=np.int64)[kept[:-1]],
+        np.asarray(count, dtype=np.int64)[kept],
     )
 
 
