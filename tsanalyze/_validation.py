@@ -19,10 +19,10 @@ __all__ = [
     "MAX_MAGNITUDE",
     "as_series_array",
     "as_times",
-    "real_numbers",
     "check_confidence_level",
     "check_positive_int",
     "check_rng",
+    "real_numbers",
 ]
 
 
@@ -48,10 +48,10 @@ def real_numbers(x: ArrayLike, name: str) -> np.ndarray:
     if isinstance(x, (pd.Series, pd.Index)) or isinstance(getattr(x, "dtype", None), pd.api.extensions.ExtensionDtype):
         dtype = x.dtype
         if pd.api.types.is_bool_dtype(dtype) or pd.api.types.is_complex_dtype(dtype) or not (
-            pd.api.types.is_numeric_dtype(dtype) or dtype == object
+            pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_object_dtype(dtype)
         ):
             raise InvalidArgumentError(f"{name}: expected real numbers, got dtype {dtype}")
-        if dtype != object:
+        if not pd.api.types.is_object_dtype(dtype):
             x = pd.array(x).to_numpy(dtype=np.float64, na_value=np.nan)
     try:
         arr = np.asarray(x)

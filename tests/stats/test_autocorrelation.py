@@ -250,7 +250,7 @@ def test_autocorrelation_edge_cases() -> None:
     assert trend.subsession_size is None and not trend.independent
     assert "no-subsession-size" in trend.warning_codes
     # issue 18: times must be > 0, as in compare() (one validation path for every entry)
-    with pytest.raises(ValueError, match="x: value at index 0 is -1.0; times must be > 0"):
+    with pytest.raises(ValueError, match=r"x: value at index 0 is -1\.0; times must be > 0"):
         autocorrelation([-1.0, 0.0, 2.0, -3.0])
     assert autocorrelation([1.0, 4.0, 2.0, 3.0]).n == 4
 

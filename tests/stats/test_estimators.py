@@ -254,7 +254,7 @@ def test_edge_cases() -> None:
     # issue 18: times must be > 0, as in compare() (one validation path for every entry)
     with pytest.raises(ValueError, match=r"x: value at index \d+ is -.*times must be > 0"):
         estimate(np.random.default_rng(1).normal(0.0, 1.0, 200), "median")
-    with pytest.raises(ValueError, match="index 1 is 0.0"):
+    with pytest.raises(ValueError, match=r"index 1 is 0\.0"):
         estimate([1.0, 0.0, 2.0])
     trend = estimate(np.arange(1.0, 301.0), "mean", rng=1, n_resamples=200)
     assert "no-subsession-size" in trend.warning_codes

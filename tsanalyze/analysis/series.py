@@ -30,7 +30,7 @@ from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.autocorrelation import autocorrelation
 from tsanalyze.stats.changepoints import Drift, ModeSwitching
 from tsanalyze.stats.estimators import ESTIMATORS, LocationEstimatorName, estimate
-from tsanalyze.stats.multimodality import multimodality
+from tsanalyze.stats.multimodality import modes_of_sorted
 from tsanalyze.stats.outliers import outlier_variance, tukey_fences
 from tsanalyze.stats.ticks import TickArg
 from tsanalyze.stats.timer import timer_check
@@ -433,8 +433,12 @@ def analyze_series(
             )
         )
 
+    srt = np.sort(seg)  # one sort, shared by the descriptive statistics and the modes
     desc = {
-        name: float(ESTIMATORS[name](seg)) for name in ("min", "median", "mean", "trimmed_mean")
+        "min": float(srt[0]),
+        "median": float(ESTIMATORS["median"](srt)),  # the same two middle values
+        "mean": float(ESTIMATORS["mean"](seg)),
+        "trimmed_mean": float(ESTIMATORS["trimmed_mean"](seg)),
     }
     sd = float(np.std(seg, ddof=1)) if seg.size > 1 else float("nan")
 
@@ -448,7 +452,7 @@ def analyze_series(
             ov_fraction = float(ov.fraction)
             findings.extend(ov.warnings)
 
-    md = multimodality(seg)
+    md = modes_of_sorted(seg, srt)
     findings.extend(md.warnings)
     mode_list = tuple(
         (float(loc), float(mass)) for loc, mass in zip(md.locations, md.masses, strict=True)

@@ -90,11 +90,15 @@ def report(
     quiet: opt.QuietOpt = False,
 ) -> None:
     """Analyse runs: stable phase, dependence, estimates with CIs, comparisons, findings."""
+    from tsanalyze._workers import start_early_for
+
+    start_early_for(files, jobs)  # the workers' imports overlap the reading (issue 24)
     from tsanalyze.analysis.runset import analyze
     from tsanalyze.io.runs import read_runs
 
     rng = opt.seed_value(seed)
-    df = read_runs(files)
+    with progress_bar("reading files", quiet=quiet) as reading:
+        df = read_runs(files, progress=reading)
     sides = argument_sides(files, df.attrs.get("runs", {}))
     with progress_bar("analysing series", quiet=quiet) as update:
         analysis = analyze(

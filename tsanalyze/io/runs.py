@@ -10,7 +10,7 @@ from __future__ import annotations
 import glob
 import os
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -226,7 +226,10 @@ def add_time_columns(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def read_runs(
-    paths: PathLike | Iterable[PathLike], *, include_warmups: bool = False
+    paths: PathLike | Iterable[PathLike],
+    *,
+    include_warmups: bool = False,
+    progress: Callable[[int, int], None] | None = None,
 ) -> pd.DataFrame:
     """Read runs (files, globs, directories, other tools' files) into one tidy DataFrame.
 
@@ -238,6 +241,8 @@ def read_runs(
     include_warmups : bool
         Keep imported warm-up and calibration values (rows whose ``kind`` column is not
         ``"value"``); by default they are dropped.
+    progress : callable, optional
+        Called as ``progress(done, total)`` after each file is read (a progress bar).
 
     Returns
     -------
@@ -263,8 +268,10 @@ def read_runs(
     runs: dict[str, dict[str, Any]] = {}
     sources: dict[str, Path] = {}
     n_loaded = 0
-    for src in files:
+    for done, src in enumerate(files, start=1):
         data, metas = _load_file(src)
+        if progress is not None:
+            progress(done, len(files))
         for meta in metas:
             rid = meta["run"]
             n_loaded += 1
@@ -469,34 +476,60 @@ def write_runs(
     return path
 
 
+def _categorical_strings(col: pd.Series) -> pa.Array | None:
+    """A categorical column as arrow strings from its codes, without a Python string per
+    row: a dictionary of the values in order of first appearance, as ``dictionary_encode``
+    of the strings would give (None when the column is not categorical or has missing
+    values, which the caller converts the slow way)."""
+    if not isinstance(col.dtype, pd.CategoricalDtype):
+        return None
+    codes = col.cat.codes.to_numpy()
+    if codes.size and codes.min() < 0:
+        return None
+    first, used = pd.factorize(codes, sort=False)  # O(n): first-appearance order
+    names = pa.array([str(v) for v in col.cat.categories[used]], pa.string())
+    return pa.DictionaryArray.from_arrays(pa.array(first.astype(np.int32, copy=False)), names)
+
+
+def _column_to_arrow(name: str, col: pd.Series) -> pa.Array:
+    """One column in the run format's type (no Python object per row for categoricals)."""
+    typ = ARROW_TYPES.get(name)
+    fast = _categorical_strings(col) if name in ("benchmark", "run") else None
+    if name == "benchmark":
+        if fast is None:
+            fast = pa.array(col.astype(str).to_numpy(), pa.string()).dictionary_encode()
+        return pc.cast(fast, ARROW_TYPES["benchmark"])
+    if name == "run":
+        if fast is None:
+            return pa.array(col.astype(str).to_numpy(), pa.string())
+        return pc.cast(fast, pa.string())
+    if typ is not None:
+        return pa.array(col, from_pandas=True).cast(typ)
+    return pa.array(col, from_pandas=True)
+
+
 def _to_arrow(frame: pd.DataFrame, path: Path) -> pa.Table:
-    """The frame as an Arrow table in the run format's types (derived columns dropped)."""
-    df = frame.drop(columns=[c for c in ("time_ns", "time_ns_raw") if c in frame.columns])
-    df = order_columns(df)
-    if "work" not in df.columns:
-        df = df.assign(work=np.nan)
+    """The run-format arrow table of ``frame``, derived columns dropped (issue 19: column
+    by column, no copy of the frame); a column that cannot be stored in its type is an
+    :class:`InvalidRunError` naming ``path`` and the column."""
+    names = [c for c in schema.COLUMN_NAMES if c in frame.columns]
+    names += [c for c in frame.columns if c not in names and c not in ("time_ns", "time_ns_raw")]
     arrays = []
     fields = []
-    for name in df.columns:
-        col = df[name]
-        typ = ARROW_TYPES.get(name)
+    for name in names:
         try:
-            if name == "benchmark":
-                arr = pa.array(col.astype(str).to_numpy(), pa.string()).dictionary_encode()
-                arr = pc.cast(arr, ARROW_TYPES["benchmark"])
-            elif name == "run":
-                arr = pa.array(col.astype(str).to_numpy(), pa.string())
-            elif typ is not None:
-                arr = pa.array(col, from_pandas=True).cast(typ)
-            else:
-                arr = pa.array(col, from_pandas=True)
+            arr = _column_to_arrow(name, frame[name])
         except (pa.ArrowException, TypeError, ValueError, OverflowError) as exc:
             why = " ".join(str(exc).split())[:200]
+            typ = ARROW_TYPES.get(name)
             raise InvalidRunError(
                 f"{path}: column {name}: cannot be stored as {typ or 'a column'} ({why})"
             ) from None
         arrays.append(arr)
         fields.append(pa.field(name, arr.type, nullable=True))
+    if "work" not in frame.columns:
+        arrays.append(pa.nulls(len(frame), pa.float64()))
+        fields.append(pa.field("work", pa.float64(), nullable=True))
     return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
 
 

@@ -427,7 +427,6 @@ def outlier_variance(mean: float, sd: float, evals: int, t_min: float = 0.0) -> 
     mu_g_min = (t_min + mu_a) / 2.0
     sigma_g = min(mu_g_min / 4.0, sd_a)
     sb2 = s * s
-    sg2 = sigma_g * sigma_g
 
     def result(
         fraction: float, effect: OutlierEffect, c1: int | None, c2: int | None,

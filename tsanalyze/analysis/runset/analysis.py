@@ -165,8 +165,10 @@ def analyze(
         )  # fmt: skip
         trial_jobs = plan.trials_jobs(results, lay, estimator, confidence_level, root_seed)
         done[1] += len(cmp_jobs) + len(trial_jobs)
-        compared = runner.map(run_compare, cmp_jobs, tick)
-        trials = runner.map(run_trials, trial_jobs, tick)
+        # one batch, the long trials first: workers do not idle while the last trials run
+        # (each job has its own seed, so the order changes nothing in the results)
+        both = runner.map(_run_job, [*trial_jobs, *cmp_jobs], tick)
+        trials, compared = both[: len(trial_jobs)], both[len(trial_jobs) :]
     finally:
         runner.close()
     comparisons = family_verdicts(cmp_jobs, compared)
@@ -192,6 +194,11 @@ def analyze(
         noise_floor=floor,
         warnings=() if floor is None else tuple(floor.warnings),
     )
+
+
+def _run_job(job: plan.CompareJob | plan.TrialsJob) -> Any:
+    """A comparison or a trials summary, whichever ``job`` is (one batch for the pool)."""
+    return run_trials(job) if isinstance(job, plan.TrialsJob) else run_compare(job)
 
 
 def _one_series(

@@ -43,6 +43,21 @@ RunsMeta = Mapping[str, Mapping[str, Any]]
 _COMPARE_COLUMNS = ("run", "round", "sample", "evals", "time_ns")
 
 
+class SharedMeta(dict):  # type: ignore[type-arg]
+    """Run metadata that pandas' copies of a frame share instead of deep-copying.
+
+    pandas deep-copies ``attrs`` on every operation (every column access of a side inside
+    :func:`tsanalyze.compare`); the metadata of a comparison's sides is only read there,
+    so one object serves every copy (issue 24: 3 s of a 100-run report went to copies).
+    """
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> SharedMeta:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled (to a worker) as what it holds
+        return (SharedMeta, (dict(self),))
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class Layout:
     """Where each series lives in the frame: row positions in time (sample) order."""
@@ -243,13 +258,20 @@ def comparison_jobs(
     cols = [c for c in _COMPARE_COLUMNS if c in df.columns]
     by_key = {(s.run, s.benchmark): s for s in results}
 
+    # issue 24: the frame's attrs (every run's metadata) would be deep-copied by pandas on
+    # every slice; each side carries only the metadata of its own runs
+    bare = pd.DataFrame({c: df[c] for c in cols}, copy=False)
+    meta = runs_meta if runs_meta is not None else df.attrs.get("runs", {})
+
     def segment(runs: Sequence[str], name: str) -> pd.DataFrame:
         parts = []
         for rid in runs:
             if (rid, name) in by_key:
                 s = by_key[(rid, name)]
                 parts.append(lay.rows[(rid, name)][s.start : s.stop])
-        return df.iloc[np.concatenate(parts)][cols]
+        side = bare.iloc[np.concatenate(parts)]
+        side.attrs["runs"] = SharedMeta({rid: meta[rid] for rid in runs if rid in meta})
+        return side
 
     groups = lay.groups
     names_in_group = {
