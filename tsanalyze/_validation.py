@@ -8,6 +8,7 @@ tell the user's mistake (exit 2) from a bug (exit 3).
 from __future__ import annotations
 
 import numbers
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -45,14 +46,14 @@ def real_numbers(x: ArrayLike, name: str) -> np.ndarray:
                 "series then has gaps in its time order) or fill them"
             )
         x = np.ma.getdata(x)
-    if isinstance(x, (pd.Series, pd.Index)) or isinstance(getattr(x, "dtype", None), pd.api.extensions.ExtensionDtype):
-        dtype = x.dtype
+    dtype: Any = getattr(x, "dtype", None)
+    if isinstance(x, (pd.Series, pd.Index)) or isinstance(dtype, pd.api.extensions.ExtensionDtype):
         if pd.api.types.is_bool_dtype(dtype) or pd.api.types.is_complex_dtype(dtype) or not (
             pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_object_dtype(dtype)
         ):
             raise InvalidArgumentError(f"{name}: expected real numbers, got dtype {dtype}")
         if not pd.api.types.is_object_dtype(dtype):
-            x = pd.array(x).to_numpy(dtype=np.float64, na_value=np.nan)
+            x = pd.array(x).to_numpy(dtype=np.float64, na_value=np.nan)  # type: ignore[arg-type]
     try:
         arr = np.asarray(x)
     except (TypeError, ValueError) as exc:

@@ -33,8 +33,6 @@ PENDING: frozenset[str] = frozenset(
         "analysis/compare/judgement.py",
         "analysis/compare/sides.py",
         "analysis/compare/verdicts.py",
-        "analysis/runset/analysis.py",
-        "analysis/runset/results.py",
         "io/importers/benchmarktools.py",
         "io/importers/pytest_benchmark.py",
         "io/runs.py",

@@ -14,7 +14,7 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 import pandas as pd
@@ -32,7 +32,7 @@ _INT16_MAX = np.iinfo(np.int16).max
 _INDEX_COLUMNS = {"sample": _INT64_MAX, "round": _INT64_MAX, "position": _INT16_MAX}
 _NOT_NULL = ("benchmark", "run", "round", "position", "sample", "evals", "ns")
 
-Rows = pa.Table | pd.DataFrame
+Rows: TypeAlias = pa.Table | pd.DataFrame
 
 
 _CACHE: dict[tuple[int, str], Any] = {}

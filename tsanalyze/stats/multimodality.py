@@ -221,11 +221,11 @@ def modes_of_sorted(
     if not h > 0:
         return single(0.0)
     pts, f = kde_grid(a, h, float(lo) - 3 * h, float(hi) + 3 * h, grid)
-    peaks = list(np.flatnonzero((f[1:-1] > f[:-2]) & (f[1:-1] >= f[2:])) + 1)
-    if not peaks:
+    cand = np.flatnonzero((f[1:-1] > f[:-2]) & (f[1:-1] >= f[2:])) + 1
+    if not cand.size:
         return single(h)
     peaks, valleys, counts = _merge_candidates(
-        f, np.asarray(peaks, dtype=np.int64), sorted_a, pts, n=n, h=h, min_mass=min_mass, z=z
+        f, cand.astype(np.int64), sorted_a, pts, n=n, h=h, min_mass=min_mass, z=z
     )
     masses = counts / n
     locs = pts[peaks]

@@ -196,9 +196,12 @@ def analyze(
     )
 
 
-def _run_job(job: plan.CompareJob | plan.TrialsJob) -> Any:
+def _run_job(job: object) -> Any:
     """A comparison or a trials summary, whichever ``job`` is (one batch for the pool)."""
-    return run_trials(job) if isinstance(job, plan.TrialsJob) else run_compare(job)
+    if isinstance(job, plan.TrialsJob):
+        return run_trials(job)
+    assert isinstance(job, plan.CompareJob)
+    return run_compare(job)
 
 
 def _one_series(

@@ -66,10 +66,10 @@ class BenchmarkToolsImporter:
         objects = root.item(1).items()
         builder = RunBuilder(path, extra=("gc_ns",))
         spec: list[dict[str, Any]] = []
-        trials: list[tuple[str, JsonPath]] = []
+        found: list[tuple[list[str] | str, JsonPath]] = []
         for i, obj in enumerate(objects):
-            _collect(obj, [], trials, f"trial{i}")
-        trials = _distinct_names(trials)
+            _collect(obj, [], found, f"trial{i}")
+        trials = _distinct_names(found)
         if not trials:
             raise fail(
                 path, "$[1]", "expected at least one Trial (in a BenchmarkGroup or on its own)"

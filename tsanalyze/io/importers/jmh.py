@@ -211,7 +211,7 @@ def _fork_values(metric: JsonPath, mode: str) -> list[tuple[np.ndarray, np.ndarr
         raise hist.error("expected at least one fork")
     # counts first, expansion after: a count of 1e15 would ask for petabytes
     parsed: list[list[tuple[np.ndarray, np.ndarray]]] = []
-    total = 0
+    total = 0.0
     for f in forks:
         per_iteration: list[tuple[np.ndarray, np.ndarray]] = []
         for it in f.items():
