@@ -126,7 +126,14 @@ def _read_parquet(path: Path) -> tuple[pa.Table, list[dict[str, Any]]]:
     except (pa.ArrowException, OSError, ValueError, IndexError) as exc:
         why = " ".join(str(exc).split())[:200]
         raise InvalidRunError(f"{path}: truncated or corrupt Parquet file ({why})") from None
-    raw = (table.schema.metadata or {}).get(schema.METADATA_KEY.encode())
+    metas = _runs_of_schema(path, table.schema)
+    check_rows(path, table, [m["run"] for m in metas])
+    return table, metas
+
+
+def _runs_of_schema(path: PathLike, arrow_schema: pa.Schema) -> list[dict[str, Any]]:
+    """The checked metadata of each run a file holds, from its arrow schema (its footer)."""
+    raw = (arrow_schema.metadata or {}).get(schema.METADATA_KEY.encode())
     if raw is None:
         raise InvalidRunError(
             f"{path}: not a tsanalyze run (Parquet file metadata has no '{schema.METADATA_KEY}' key)"
@@ -135,15 +142,16 @@ def _read_parquet(path: Path) -> tuple[pa.Table, list[dict[str, Any]]]:
         meta = schema.decode_metadata(raw)
     except (ValueError, UnicodeDecodeError, RecursionError) as exc:
         why = " ".join(str(exc).split())[:200]
-        raise InvalidRunError(f"{path}: metadata key '{schema.METADATA_KEY}' is not valid JSON ({why})") from None
-    cols = {f.name: str(f.type) for f in table.schema}
+        raise InvalidRunError(
+            f"{path}: metadata key '{schema.METADATA_KEY}' is not valid JSON ({why})"
+        ) from None
+    cols = {f.name: str(f.type) for f in arrow_schema}
     problems = schema.validate(cols, meta)
     if problems:
         raise InvalidRunError(f"{path}: " + "; ".join(problems))
-    metas = schema.file_runs(meta)
-    check_metadata(path, metas)
-    check_rows(path, table, [m["run"] for m in metas])
-    return table, metas
+    metas: list[dict[str, Any]] = schema.file_runs(meta)
+    check_metadata(os.fspath(path), metas)
+    return metas
 
 
 def _normalise_table(table: pa.Table) -> pa.Table:
@@ -435,7 +443,9 @@ def write_runs(
     metas = [dict(m) for m in metadata]
     if not metas:
         raise InvalidRunError(f"{path}: cannot write: no run metadata given")
-    stored: Any = metas[0] if len(metas) == 1 else {"schema_version": schema.SCHEMA_VERSION, "runs": metas}
+    stored: Any = (
+        metas[0] if len(metas) == 1 else {"schema_version": schema.SCHEMA_VERSION, "runs": metas}
+    )
     missing = [c for c in schema.REQUIRED_COLUMNS if c not in frame.columns]
     if missing:
         raise InvalidRunError(f"{path}: cannot write: column {missing[0]}: missing")
@@ -543,3 +553,14 @@ def _fsync_dir(directory: Path) -> None:
     finally:
         os.close(fd)
 
+
+_SERIES_READER = ("RunFiles", "iter_series", "read_series", "scan_runs")
+
+
+def __getattr__(name: str) -> Any:
+    """The one-series-at-a-time reader (:mod:`tsanalyze.io.series_reader`), also here."""
+    if name in _SERIES_READER:
+        from tsanalyze.io import series_reader
+
+        return getattr(series_reader, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
