@@ -508,14 +508,17 @@ def _column_to_arrow(name: str, col: pd.Series) -> pa.Array:
     if name == "benchmark":
         if fast is None:
             fast = pa.array(col.astype(str).to_numpy(), pa.string()).dictionary_encode()
-        return pc.cast(fast, ARROW_TYPES["benchmark"])
+        return (
+            fast
+            if fast.type == ARROW_TYPES["benchmark"]
+            else pc.cast(fast, ARROW_TYPES["benchmark"])
+        )
     if name == "run":
         if fast is None:
             return pa.array(col.astype(str).to_numpy(), pa.string())
         return pc.cast(fast, pa.string())
-    if typ is not None:
-        return pa.array(col, from_pandas=True).cast(typ)
-    return pa.array(col, from_pandas=True)
+    arr = pa.array(col, from_pandas=True)
+    return arr if typ is None or arr.type == typ else arr.cast(typ)
 
 
 def _to_arrow(frame: pd.DataFrame, path: Path) -> pa.Table:
