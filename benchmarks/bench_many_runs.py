@@ -24,12 +24,12 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import resource
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from bench_scale import measure  # the same directory
 
 BENCHMARKS = 5
 ROUNDS = 1000
@@ -72,14 +72,7 @@ LAST_CPU = [0.0]
 
 
 def timed(args: list[str]) -> float:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    proc = subprocess.run(args, capture_output=True, text=True, check=False)
-    secs = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    LAST_CPU[0] = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-    if proc.returncode != 0:
-        raise SystemExit(f"{' '.join(args[:4])}...: exit {proc.returncode}\n{proc.stderr[-2000:]}")
+    secs, _, LAST_CPU[0] = measure(args)  # the process tree, as bench_scale measures it
     return secs
 
 
