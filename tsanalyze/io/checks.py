@@ -45,11 +45,7 @@ def _column(rows: Rows, name: str) -> Any:
     key = (id(rows), name)
     if key not in _CACHE:
         col = rows.column(name)
-        string = (
-            pa.types.is_dictionary(col.type)
-            or pa.types.is_string(col.type)
-            or pa.types.is_large_string(col.type)
-        )
+        string = pa.types.is_dictionary(col.type) or pa.types.is_string(col.type) or pa.types.is_large_string(col.type)
         _CACHE[key] = col.combine_chunks() if string else col
     return _CACHE[key]
 
@@ -82,9 +78,7 @@ def _codes(col: Any) -> tuple[np.ndarray, list[Any]]:
     """Integer codes and the distinct values of a string column."""
     if isinstance(col, pa.Array):
         d = col if pa.types.is_dictionary(col.type) else pc.dictionary_encode(col)
-        return np.asarray(d.indices.to_numpy(zero_copy_only=False)).astype(
-            np.int64
-        ), d.dictionary.to_pylist()
+        return np.asarray(d.indices.to_numpy(zero_copy_only=False)).astype(np.int64), d.dictionary.to_pylist()
     codes, uniques = pd.factorize(np.asarray(col, dtype=object), sort=False)
     return codes.astype(np.int64), list(uniques)
 
@@ -170,9 +164,7 @@ def _check(source: str | Path, rows: Rows, run_ids: Sequence[str]) -> None:
     if n == 0:
         return
     _check_numbers(source, rows)
-    if "work" in names and not _in_range(
-        _column(rows, "work"), -math.inf, math.inf, low_open=True, high_open=True
-    ):
+    if "work" in names and not _in_range(_column(rows, "work"), -math.inf, math.inf, low_open=True, high_open=True):
         col = _column(rows, "work")
         w = _numbers(col).astype(np.float64, copy=False)
         bad = ~np.isfinite(w)
@@ -181,14 +173,10 @@ def _check(source: str | Path, rows: Rows, run_ids: Sequence[str]) -> None:
             bad &= ~mask
         if bad.any():
             i = _first(bad)
-            raise InvalidRunError(
-                f"{source}: column work: {_fmt(w[i])} at {_row(rows, i)} is not finite"
-            )
+            raise InvalidRunError(f"{source}: column work: {_fmt(w[i])} at {_row(rows, i)} is not finite")
     if "kind" in names:
         codes, kinds = _codes(_column(rows, "kind"))
-        unknown = [
-            k for k in kinds if k is not None and k not in schema.ROW_KINDS and not _is_na(k)
-        ]
+        unknown = [k for k in kinds if k is not None and k not in schema.ROW_KINDS and not _is_na(k)]
         if unknown:
             i = _first(np.isin(codes, [kinds.index(unknown[0])]))
             raise InvalidRunError(
@@ -229,9 +217,7 @@ def _check_numbers(source: Any, rows: Rows) -> None:
             _check_index(source, rows, name, top)
 
 
-def _in_range(
-    col: Any, lo: float, hi: float, *, low_open: bool = False, high_open: bool = False
-) -> bool:
+def _in_range(col: Any, lo: float, hi: float, *, low_open: bool = False, high_open: bool = False) -> bool:
     """A cheap pass (min and max, no copy) saying every value lies in the range; False
     means "look closer" (a NaN, a value outside, a float column of counts)."""
     if isinstance(col, (pa.Array, pa.ChunkedArray)):
@@ -266,7 +252,9 @@ def _check_ns(source: Any, rows: Rows) -> None:
             else "is not > 0" if ns[i] <= 0
             else f"is beyond {schema.MAX_SAMPLE_NS:.4g} ns (292 years), more than any clock measures"
         )  # fmt: skip
-        raise InvalidRunError(f"{source}: column ns: time {_fmt(ns[i])} at {_row(rows, i)} {why}")
+        raise InvalidRunError(
+            f"{source}: column ns: time {_fmt(ns[i])} at {_row(rows, i)} {why}"
+        )
 
 
 def _check_evals(source: Any, rows: Rows) -> None:
@@ -291,7 +279,8 @@ def _check_index(source: Any, rows: Rows, name: str, top: int) -> None:
     if bad.any():
         i = _first(bad)
         raise InvalidRunError(
-            f"{source}: column {name}: {_fmt(v[i])} at {_row(rows, i)} is not between 0 and {top}"
+            f"{source}: column {name}: {_fmt(v[i])} at {_row(rows, i)} is not "
+            f"between 0 and {top}"
         )
 
 
