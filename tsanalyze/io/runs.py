@@ -142,9 +142,7 @@ def _runs_of_schema(path: PathLike, arrow_schema: pa.Schema) -> list[dict[str, A
         meta = schema.decode_metadata(raw)
     except (ValueError, UnicodeDecodeError, RecursionError) as exc:
         why = " ".join(str(exc).split())[:200]
-        raise InvalidRunError(
-            f"{path}: metadata key '{schema.METADATA_KEY}' is not valid JSON ({why})"
-        ) from None
+        raise InvalidRunError(f"{path}: metadata key '{schema.METADATA_KEY}' is not valid JSON ({why})") from None
     cols = {f.name: str(f.type) for f in arrow_schema}
     problems = schema.validate(cols, meta)
     if problems:
@@ -443,9 +441,7 @@ def write_runs(
     metas = [dict(m) for m in metadata]
     if not metas:
         raise InvalidRunError(f"{path}: cannot write: no run metadata given")
-    stored: Any = (
-        metas[0] if len(metas) == 1 else {"schema_version": schema.SCHEMA_VERSION, "runs": metas}
-    )
+    stored: Any = metas[0] if len(metas) == 1 else {"schema_version": schema.SCHEMA_VERSION, "runs": metas}
     missing = [c for c in schema.REQUIRED_COLUMNS if c not in frame.columns]
     if missing:
         raise InvalidRunError(f"{path}: cannot write: column {missing[0]}: missing")
@@ -508,11 +504,8 @@ def _column_to_arrow(name: str, col: pd.Series) -> pa.Array:
     if name == "benchmark":
         if fast is None:
             fast = pa.array(col.astype(str).to_numpy(), pa.string()).dictionary_encode()
-        return (
-            fast
-            if fast.type == ARROW_TYPES["benchmark"]
-            else pc.cast(fast, ARROW_TYPES["benchmark"])
-        )
+        want = ARROW_TYPES["benchmark"]
+        return fast if fast.type == want else pc.cast(fast, want)
     if name == "run":
         if fast is None:
             return pa.array(col.astype(str).to_numpy(), pa.string())
