@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from _helpers import assert_same_json
 
 from tsanalyze.analysis.runset import analyze
 from tsanalyze.datasets import simulate_run, simulate_series, simulate_trials
@@ -67,23 +67,9 @@ def _document(data: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
 
 
 def _same(now: Any, before: Any, where: str) -> None:
-    if isinstance(before, dict):
-        assert isinstance(now, dict), where
-        assert list(now) == list(before), f"{where}: keys {list(now)} != {list(before)}"
-        for k in before:
-            _same(now[k], before[k], f"{where}.{k}")
-    elif isinstance(before, list):
-        assert isinstance(now, list) and len(now) == len(before), f"{where}: {now} != {before}"
-        for i, (a, b) in enumerate(zip(now, before, strict=True)):
-            _same(a, b, f"{where}[{i}]")
-    elif isinstance(before, float) and isinstance(now, float):
-        # identical in practice; 1e-12 leaves room only for an FFT's last bit on another
-        # platform, never for a different resample or a different rule
-        assert math.isclose(now, before, rel_tol=1e-12, abs_tol=1e-300), (
-            f"{where}: {now!r} != {before!r}"
-        )
-    else:
-        assert now == before, f"{where}: {now!r} != {before!r}"
+    # identical in practice; 1e-12 leaves room only for an FFT's last bit on another
+    # platform, never for a different resample or a different rule
+    assert_same_json(now, before, rel_tol=1e-12, abs_tol=1e-300, path=where)
 
 
 @pytest.mark.parametrize("name", list(_cases()))

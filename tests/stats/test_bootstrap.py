@@ -6,11 +6,11 @@ import math
 
 import numpy as np
 import pytest
+from _helpers import ar1 as _ar1
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from tsanalyze.datasets import simulate_series
 from tsanalyze.errors import NotEnoughData
 from tsanalyze.stats.bootstrap import (
     BootstrapCI,
@@ -19,11 +19,6 @@ from tsanalyze.stats.bootstrap import (
     resample_indices,
     student_factor,
 )
-
-
-def _ar1(n: int, phi: float, seed: int) -> np.ndarray:
-    return simulate_series(n, noise="gaussian", phi=phi, scale=0.01, rng=seed).x
-
 
 # ----------------------------------------------------------------------- scipy agreement
 
@@ -195,7 +190,11 @@ def test_mean_variance_blocks_add_the_student_factor() -> None:
     mv = 4 * vb.standard_error**2
     wide = bootstrap_ci(x, np.median, mean_variance=mv, **kw)  # type: ignore[arg-type]
     wider = bootstrap_ci(
-        x, np.median, mean_variance=mv, mean_variance_blocks=12, **kw  # type: ignore[arg-type]
+        x,
+        np.median,
+        mean_variance=mv,
+        mean_variance_blocks=12,
+        **kw,  # type: ignore[arg-type]
     )
     t = stats.t.ppf(0.975, 11) / stats.norm.ppf(0.975)
     assert wider.calibration == pytest.approx(2.0 * t, rel=1e-9)
