@@ -4,11 +4,16 @@ because ``tests/conftest.py`` sits there without an ``__init__.py``)."""
 from __future__ import annotations
 
 import math
+import re
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from tsanalyze.datasets import simulate_series
+
+#: tests/data
+DATA = Path(__file__).resolve().parent / "data"
 
 
 def ar1(n: int, phi: float, seed: int) -> np.ndarray:
@@ -70,3 +75,40 @@ def assert_same_json(
         )
     else:
         assert actual == expected, f"{path}: {actual!r} != {expected!r}"
+
+
+# ---------------------------------------------------------- tiny parsers of peer outputs
+# Written independently of tsanalyze's importers, so tests that compare with a peer's
+# recorded numbers do not read them through the code under test.
+
+
+def go_bench(path: Path, unit: str = "ns/op") -> dict[str, np.ndarray]:
+    """Go benchmark lines: name (without the ``-P`` suffix) -> the values of ``unit``."""
+    out: dict[str, list[float]] = {}
+    pat = re.compile(r"^Benchmark(\S+?)(?:-\d+)?\s+\d+\s+(.*)$")
+    for line in path.read_text().splitlines():
+        m = pat.match(line)
+        if not m:
+            continue
+        fields = m.group(2).split()
+        for v, u in zip(fields[::2], fields[1::2], strict=False):
+            if u == unit:
+                out.setdefault(m.group(1), []).append(float(v))
+    return {k: np.array(v) for k, v in out.items()}
+
+
+def benchstat_table(path: Path) -> dict[str, tuple[str, str, float | None, float]]:
+    """The first (sec/op) table of a benchstat golden output: name -> (old median as
+    printed, new median as printed, % change or None for ``~``, p)."""
+    rows: dict[str, tuple[str, str, float | None, float]] = {}
+    pat = re.compile(
+        r"^(\S+?)-\d+\s+(\S+) ± \S+\s+(\S+) ± \S+\s+(~|[+-][\d.]+%) \(p=([\d.]+) n=\d+\)"
+    )
+    for line in path.read_text().splitlines():
+        if line.startswith("geomean"):
+            break  # first table (sec/op) only
+        m = pat.match(line)
+        if m:
+            change = None if m.group(4) == "~" else float(m.group(4)[:-1])
+            rows[m.group(1)] = (m.group(2), m.group(3), change, float(m.group(5)))
+    return rows
