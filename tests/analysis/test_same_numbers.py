@@ -20,7 +20,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from _helpers import assert_same_json
 
 from tsanalyze.analysis.runset import analyze
 from tsanalyze.datasets import simulate_run, simulate_series, simulate_trials
@@ -67,6 +66,10 @@ def _document(data: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
 
 
 def _same(now: Any, before: Any, where: str) -> None:
+    # imported here: tests/ is on the path under pytest, not when this file is run as a
+    # script to regenerate the golden file
+    from _helpers import assert_same_json
+
     # identical in practice; 1e-12 leaves room only for an FFT's last bit on another
     # platform, never for a different resample or a different rule
     assert_same_json(now, before, rel_tol=1e-12, abs_tol=1e-300, path=where)
