@@ -35,6 +35,7 @@ __all__ = [
     "COLUMNS",
     "COLUMN_NAMES",
     "MAX_SAMPLE_NS",
+    "MIN_SAMPLE_NS",
     "METADATA",
     "METADATA_KEY",
     "REQUIRED_COLUMNS",
@@ -99,6 +100,10 @@ ROW_KINDS = ("value", "warmup", "calibration")
 #: nanosecond clock. No clock can have measured more, and sums and squares of times
 #: below it stay finite in float64 arithmetic.
 MAX_SAMPLE_NS = 2.0**63
+#: Smallest time a sample may record: 1e-9 ns, an attosecond. No clock resolves less (a
+#: tool's per-operation figure of a dead-code-eliminated loop is still far above it), and
+#: times at or above it keep every statistic away from subnormal floats.
+MIN_SAMPLE_NS = 1e-9
 COLUMN_NAMES: tuple[str, ...] = tuple(c.name for c in COLUMNS)
 REQUIRED_COLUMNS: tuple[str, ...] = tuple(c.name for c in COLUMNS if c.required)
 
