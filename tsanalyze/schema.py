@@ -30,14 +30,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from tsanalyze.errors import InvalidRunError
+
 __all__ = [
     "CLOCK_SOURCES",
     "COLUMNS",
     "COLUMN_NAMES",
     "MAX_SAMPLE_NS",
-    "MIN_SAMPLE_NS",
     "METADATA",
     "METADATA_KEY",
+    "MIN_SAMPLE_NS",
     "REQUIRED_COLUMNS",
     "ROW_KINDS",
     "SCHEMA_VERSION",
@@ -300,7 +302,7 @@ def file_runs(metadata: Any) -> list[Any]:
 
     Raises
     ------
-    ValueError
+    InvalidRunError
         A container whose ``runs`` is not a non-empty list, or whose version is not 2 or
         newer than supported.
     """
@@ -311,13 +313,13 @@ def file_runs(metadata: Any) -> list[Any]:
     if problem is None and version < 2:
         problem = "must be 2 or more for a file of several runs"
     if problem:
-        raise ValueError(f"metadata key schema_version: {problem} (got {version!r})")
+        raise InvalidRunError(f"metadata key schema_version: {problem} (got {version!r})")
     runs = metadata["runs"]
     if not isinstance(runs, list) or not runs:
-        raise ValueError("metadata key runs: expected a non-empty list of run metadata")
+        raise InvalidRunError("metadata key runs: expected a non-empty list of run metadata")
     extra = sorted(set(metadata) - {"schema_version", "runs"})
     if extra:
-        raise ValueError(f"metadata keys {extra}: unexpected beside 'runs' in a file of several runs")
+        raise InvalidRunError(f"metadata keys {extra}: unexpected beside 'runs' in a file of several runs")
     return list(runs)
 
 
