@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -116,7 +117,11 @@ _INT_KINDS = ("int64", "int32", "int16", "int8", "uint8", "uint16", "uint32")
 
 
 def _is_number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    if isinstance(v, bool):
+        return False
+    if isinstance(v, int):  # exact comparison: a 400-digit integer is not converted
+        return abs(v) <= sys.float_info.max
+    return isinstance(v, float) and math.isfinite(v)
 
 
 def _positive(v: Any) -> str | None:
