@@ -89,7 +89,7 @@ _BT = [
                 "tags": [],
             },
         ]
-    ],  # fmt: skip
+    ],
 ]
 
 TEMPLATES: dict[str, Any] = {
@@ -172,7 +172,7 @@ def test_fuzz_go_benchmark_text(
 
 # ------------------------------------------------------------------ colliding names
 _NAMES = st.lists(
-    st.sampled_from(HOSTILE_KEYS + ["bytes_per_second", "items_per_second"]),
+    st.sampled_from([*HOSTILE_KEYS, "bytes_per_second", "items_per_second"]),
     min_size=1,
     max_size=5,
     unique=True,
@@ -257,7 +257,7 @@ _CELLS = st.sampled_from(["1", "2.5", "1e308", "5e-324", "-1", "0", "", "NaN", "
             "a;b",
             "",
         ]
-    ),  # fmt: skip
+    ),
     rows=st.lists(
         st.tuples(st.sampled_from(["a", "b", "", "\x1b[31m"]), _CELLS, _CELLS), max_size=5
     ),
@@ -294,7 +294,7 @@ def test_fuzz_csv(tmp_path: Path, header: str, rows: list[tuple[str, str, str]],
                 ]
             ),
             max_size=6,
-        ),  # fmt: skip
+        ),
         st.lists(st.lists(st.floats(1e-3, 1e6), min_size=1, max_size=3), min_size=1, max_size=3),
     ),
     unit=st.sampled_from(["ns", "us", "ms", "s"]),
