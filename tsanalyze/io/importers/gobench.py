@@ -144,9 +144,7 @@ class GoBenchImporter:
                             path, f"line {lineno}", f"expected a finite number, got {rest[i]!r}"
                         )
                     if rest[i + 1] in measures:  # which of the two is the sample's?
-                        raise fail(
-                            path, f"line {lineno}", f"unit {rest[i + 1]!r} given twice"
-                        )
+                        raise fail(path, f"line {lineno}", f"unit {rest[i + 1]!r} given twice")
                     measures[rest[i + 1]] = value
                 key = tuple(sorted(config.items()))
                 shown.setdefault(key, dict(config))
