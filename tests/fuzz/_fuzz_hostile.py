@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +21,10 @@ from tsanalyze.io.importers import load_table
 from tsanalyze.io.runs import read_runs, write_runs
 
 #: Deterministic (the conftest profile) and bounded: the whole fuzz suite stays near a
-#: minute of one core. HYPOTHESIS_PROFILE=explore with more examples searches further.
+#: minute of one core. HYPOTHESIS_PROFILE=explore TSANALYZE_FUZZ_EXAMPLES=5000 searches
+#: further (fresh examples each time).
 FUZZ = settings(
-    max_examples=60,
+    max_examples=int(os.environ.get("TSANALYZE_FUZZ_EXAMPLES", "120")),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

@@ -139,7 +139,7 @@ def _go_line(draw: st.DrawFn) -> tuple[str, int | None, float | None]:
     n = draw(_GO_NUMBER)
     t = draw(st.floats(1e-3, 1e9, allow_nan=False).map(lambda v: float(f"{v:.4g}")))
     parts = [
-        f"Benchmark{draw(st.sampled_from(['X', 'Y', 'Ünï', 'a/b=1']))}-8",
+        f"Benchmark{draw(st.sampled_from(['X', 'Y', 'Ünï', 'A/b=1', '_z']))}-8",
         n,
         f"{t:g}",
         "ns/op",
