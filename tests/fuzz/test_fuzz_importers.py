@@ -165,9 +165,18 @@ def test_fuzz_go_benchmark_text(
     if df is None:
         return
     assert len(df) == len(lines)  # every line is a sample or the file is refused
-    for (_, n, t), (_, row) in zip(lines, df.iterrows(), strict=True):
-        assert row["evals"] == n  # the iteration count, never a custom unit's value
-        assert row["time_ns"] == pytest.approx(t, rel=1e-12)  # ns/op, never a custom unit's
+    expected: dict[str, list[tuple[int | None, float | None]]] = {}
+    for line, n, t in lines:
+        expected.setdefault(line.split()[0][len("Benchmark") :], []).append((n, t))
+    got = {
+        str(name): list(zip(g["evals"], g["time_ns"], strict=True))
+        for name, g in df.sort_values("sample").groupby("benchmark", observed=True)
+    }
+    assert set(got) == set(expected)
+    for name, rows in expected.items():  # in file order within each benchmark
+        for (n, t), (evals, time_ns) in zip(rows, got[name], strict=True):
+            assert evals == n  # the iteration count, never a custom unit's value
+            assert time_ns == pytest.approx(t, rel=1e-12)  # ns/op, never a custom unit's
 
 
 # ------------------------------------------------------------------ colliding names
