@@ -26,9 +26,12 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from tsanalyze.errors import InvalidRunError
 
 __all__ = [
     "CLOCK_SOURCES",
@@ -37,6 +40,7 @@ __all__ = [
     "MAX_SAMPLE_NS",
     "METADATA",
     "METADATA_KEY",
+    "MIN_SAMPLE_NS",
     "REQUIRED_COLUMNS",
     "ROW_KINDS",
     "SCHEMA_VERSION",
@@ -99,6 +103,10 @@ ROW_KINDS = ("value", "warmup", "calibration")
 #: nanosecond clock. No clock can have measured more, and sums and squares of times
 #: below it stay finite in float64 arithmetic.
 MAX_SAMPLE_NS = 2.0**63
+#: Smallest time a sample may record: 1e-9 ns, an attosecond. No clock resolves less (a
+#: tool's per-operation figure of a dead-code-eliminated loop is still far above it), and
+#: times at or above it keep every statistic away from subnormal floats.
+MIN_SAMPLE_NS = 1e-9
 COLUMN_NAMES: tuple[str, ...] = tuple(c.name for c in COLUMNS)
 REQUIRED_COLUMNS: tuple[str, ...] = tuple(c.name for c in COLUMNS if c.required)
 
@@ -109,7 +117,11 @@ _INT_KINDS = ("int64", "int32", "int16", "int8", "uint8", "uint16", "uint32")
 
 
 def _is_number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    if isinstance(v, bool):
+        return False
+    if isinstance(v, int):  # exact comparison: a 400-digit integer is not converted
+        return abs(v) <= sys.float_info.max
+    return isinstance(v, float) and math.isfinite(v)
 
 
 def _positive(v: Any) -> str | None:
@@ -295,7 +307,7 @@ def file_runs(metadata: Any) -> list[Any]:
 
     Raises
     ------
-    ValueError
+    InvalidRunError
         A container whose ``runs`` is not a non-empty list, or whose version is not 2 or
         newer than supported.
     """
@@ -306,13 +318,13 @@ def file_runs(metadata: Any) -> list[Any]:
     if problem is None and version < 2:
         problem = "must be 2 or more for a file of several runs"
     if problem:
-        raise ValueError(f"metadata key schema_version: {problem} (got {version!r})")
+        raise InvalidRunError(f"metadata key schema_version: {problem} (got {version!r})")
     runs = metadata["runs"]
     if not isinstance(runs, list) or not runs:
-        raise ValueError("metadata key runs: expected a non-empty list of run metadata")
+        raise InvalidRunError("metadata key runs: expected a non-empty list of run metadata")
     extra = sorted(set(metadata) - {"schema_version", "runs"})
     if extra:
-        raise ValueError(f"metadata keys {extra}: unexpected beside 'runs' in a file of several runs")
+        raise InvalidRunError(f"metadata keys {extra}: unexpected beside 'runs' in a file of several runs")
     return list(runs)
 
 

@@ -211,7 +211,8 @@ def add_time_columns(df: pd.DataFrame) -> pd.DataFrame:
 
     References
     ----------
-    seed 004: Ou, "Eliminating a source of measurement errors in benchmarks".
+    .. [1] Ou, C. (2020). Eliminating a source of measurement errors in benchmarks.
+       https://changkun.de/blog/posts/eliminating-a-source-of-measurement-errors-in-benchmarks
     """
     runs = df.attrs.get("runs", {})
     ns = df["ns"].to_numpy(dtype=np.float64)
@@ -266,7 +267,8 @@ def read_runs(
 
     References
     ----------
-    seed 004: Ou, "Eliminating a source of measurement errors in benchmarks" (overhead).
+    .. [1] Ou, C. (2020). Eliminating a source of measurement errors in benchmarks (the
+       overhead). https://changkun.de/blog/posts/eliminating-a-source-of-measurement-errors-in-benchmarks
     """
     files = expand_paths(paths)
     tables: list[pa.Table] = []

@@ -26,6 +26,7 @@ import numpy as np
 from tsanalyze._result import Finding
 from tsanalyze._typing import ArrayLike, Float64Array
 from tsanalyze._validation import as_series_array
+from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.changepoints._base import ChangePoints, segment_table
 from tsanalyze.stats.changepoints._dependence_standin import hurst_margin, robust_hurst
 from tsanalyze.stats.changepoints._selfnorm import (
@@ -51,15 +52,17 @@ _MASK_REPORT = 0.05
 
 def _edm_iv(min_size: int, alpha: float, max_changes: int | None) -> None:
     if isinstance(min_size, bool) or not isinstance(min_size, (int, np.integer)) or min_size < 2:
-        raise ValueError(f"min_size: must be an integer >= 2, got {min_size!r}")
+        raise InvalidArgumentError(f"min_size: must be an integer >= 2, got {min_size!r}")
     if not 0.0 < alpha < 1.0:
-        raise ValueError(f"alpha: must be strictly between 0 and 1, got {alpha!r}")
+        raise InvalidArgumentError(f"alpha: must be strictly between 0 and 1, got {alpha!r}")
     if max_changes is not None and (
         isinstance(max_changes, bool)
         or not isinstance(max_changes, (int, np.integer))
         or max_changes < 0
     ):
-        raise ValueError(f"max_changes: must be None or an integer >= 0, got {max_changes!r}")
+        raise InvalidArgumentError(
+            f"max_changes: must be None or an integer >= 0, got {max_changes!r}"
+        )
 
 
 def _split(y: Float64Array, m: int) -> tuple[float, int]:
