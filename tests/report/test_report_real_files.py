@@ -285,21 +285,54 @@ def test_same_input_same_report_without_a_seed() -> None:
     assert _cli("report", *files, "--seed", "nope").returncode == 2
 
 
+_SAME = ("ratio", "ci_low", "ci_high", "pvalue", "pvalue_adjusted", "verdict")
+
+
+def _same(got: object, want: object) -> bool:
+    if isinstance(want, float) and not isinstance(got, str):
+        return got == pytest.approx(want, rel=1e-12, nan_ok=True) or (
+            got is None and not np.isfinite(want)  # an unbounded end is null in JSON
+        )
+    return got == want
+
+
+def _json_rows(*args: str) -> dict[str, dict[str, object]]:
+    return {c["benchmark"]: c for c in json.loads(_cli(*args, "-f", "json").stdout)["comparisons"]}
+
+
 def test_cli_compare_and_the_accessor_give_the_same_numbers() -> None:
     # real: benchstat old.txt vs new.txt, one run each. Before, the CLI compared stable
     # segments and df.tsa.compare whole series, with other seeds (1.112x/0.045 vs
-    # 1.095x/0.070 in the issue); now both cut to the stable segment with the same seeds
+    # 1.095x/0.070 in the issue); now report, compare and the accessor all cut to the
+    # stable segment with the same seeds
     a, b = DATA / "benchstat" / "old.txt", DATA / "benchstat" / "new.txt"
-    doc = json.loads(_cli("compare", str(a), str(b), "-f", "json").stdout)
-    cli = {c["benchmark"]: c for c in doc["comparisons"]}
+    report, compare = _json_rows("report", str(a), str(b)), _json_rows("compare", str(a), str(b))
     df = tsanalyze.read_runs([a, b])
     first, second = list(df.attrs["runs"])
     got = df.tsa.compare(first, second)
-    assert len(got) == len(cli) == 2
+    assert len(got) == len(report) == len(compare) == 2
     for row in got.itertuples():
-        c = cli[row.benchmark]
-        for col in ("ratio", "ci_low", "ci_high", "pvalue", "pvalue_adjusted"):
-            assert getattr(row, col) == pytest.approx(c[col], rel=1e-12), (row.benchmark, col)
+        for col in _SAME:
+            want = getattr(row, col)
+            for cli in (report, compare):
+                assert _same(cli[row.benchmark][col], want), (row.benchmark, col)
+
+
+def test_alternatives_of_one_run_same_numbers_everywhere() -> None:
+    # real (bundled sample, collector run): squares-listcomp against squares-generator,
+    # paired round by round: report (declared alternatives), compare --in, and
+    # df.tsa.compare(between="benchmark") give one and the same row
+    path = str(SAMPLES / "sum-squares.parquet")
+    report = _json_rows("report", path)["squares-listcomp"]
+    compare = _json_rows("compare", "squares-generator", "squares-listcomp", "--in", path)
+    (row,) = tsanalyze.read_runs(path).tsa.compare(
+        "squares-generator", "squares-listcomp", between="benchmark"
+    ).itertuples()
+    assert report["baseline_benchmark"] == "squares-generator"
+    for col in _SAME:
+        want = getattr(row, col)
+        assert _same(report[col], want), (col, report[col], want)
+        assert _same(compare["squares-listcomp"][col], want), col
 
 
 def test_an_unbounded_interval_is_inf_in_frames_and_null_in_json() -> None:
