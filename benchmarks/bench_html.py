@@ -111,7 +111,9 @@ def main() -> None:
                 f"ratio {ratio_cpu:4.2f} | {size:.1f} MB"
             )
         print(f"load average after: {os.getloadavg()[0]:.1f}")
-        print(f"worst wall-time ratio {worst:.2f} (target <= 2): {'ok' if worst <= 2 else 'MISSED'}")
+        print(
+            f"worst wall-time ratio {worst:.2f} (target <= 2): {'ok' if worst <= 2 else 'MISSED'}"
+        )
 
 
 if __name__ == "__main__":

@@ -428,9 +428,8 @@ class TsaDataFrameAccessor(_Analyses):
             raise InvalidArgumentError("by: cannot group by 'benchmark' when comparing benchmarks")
         fn = _resolve(_api.compare)
         from tsanalyze.analysis._seed import family_seeds, root_seed
-        from tsanalyze.analysis.series import stable_rows
-
         from tsanalyze.analysis.compare.verdicts import adjust_verdicts
+        from tsanalyze.analysis.series import stable_rows
 
         raw = bool(kwargs.pop("raw", False))
         adjust = kwargs.pop("adjust", "holm")

@@ -215,6 +215,39 @@ def test_a_directory_side_makes_its_runs_trials(tmp_path: Path) -> None:
     assert {t["side"] for t in doc["trials"]} == {str(tmp_path / "old"), str(tmp_path / "new")}
 
 
+def test_benchmarktools_trials_of_one_side_are_one_row(tmp_path: Path) -> None:
+    # hand-made: BenchmarkTools.save JSON (tests/data/importers/handmade/benchmarktools.json,
+    # benchmarks "sum" and "sort/100"), saved by three Julia processes per side (each
+    # file's times scaled: old x1, new x1.1); a quoted glob is one side
+    src = json.loads((DATA / "handmade" / "benchmarktools.json").read_text())
+
+    def scaled(o: object, f: float) -> object:
+        if isinstance(o, list) and len(o) == 2 and o[0] == "Trial":
+            return ["Trial", {**o[1], "times": [t * f for t in o[1]["times"]]}]
+        if isinstance(o, list):
+            return [scaled(v, f) for v in o]
+        if isinstance(o, dict):
+            return {k: scaled(v, f) for k, v in o.items()}
+        return o
+
+    for side, f in (("old", 1.0), ("new", 1.1)):
+        (tmp_path / side).mkdir()
+        for i in range(3):
+            doc = scaled(src, f * (1 + 0.002 * i))
+            (tmp_path / side / f"p{i}.json").write_text(json.dumps(doc))
+    doc = json.loads(
+        _cli("report", str(tmp_path / "old" / "*.json"), str(tmp_path / "new" / "*.json"),
+             "-f", "json").stdout
+    )  # fmt: skip
+    assert [u["kind"] for u in doc["summary"]] == ["trials"] * 4  # 2 benchmarks x 2 sides
+    assert {t["n_trials"] for t in doc["trials"]} == {3}
+    rows = {c["benchmark"]: c for c in doc["comparisons"]}
+    assert set(rows) == {"sum", "sort/100"}  # never sum against sort/100
+    for c in rows.values():
+        assert c["kind"] == "run" and c["verdict"] == "slower"
+        assert c["ratio"] == pytest.approx(1.1, rel=0.01)
+
+
 # --- severity ----------------------------------------------------------------------------
 
 
@@ -325,9 +358,11 @@ def test_alternatives_of_one_run_same_numbers_everywhere() -> None:
     path = str(SAMPLES / "sum-squares.parquet")
     report = _json_rows("report", path)["squares-listcomp"]
     compare = _json_rows("compare", "squares-generator", "squares-listcomp", "--in", path)
-    (row,) = tsanalyze.read_runs(path).tsa.compare(
-        "squares-generator", "squares-listcomp", between="benchmark"
-    ).itertuples()
+    (row,) = (
+        tsanalyze.read_runs(path)
+        .tsa.compare("squares-generator", "squares-listcomp", between="benchmark")
+        .itertuples()
+    )
     assert report["baseline_benchmark"] == "squares-generator"
     for col in _SAME:
         want = getattr(row, col)
@@ -345,6 +380,34 @@ def test_an_unbounded_interval_is_inf_in_frames_and_null_in_json() -> None:
 
     s = json.loads(report_json(ra))["series"][0]
     assert s["ci_low"] is None and s["ci_high"] is None
+
+
+def test_sample_plots_are_scaled_to_the_bulk() -> None:
+    # real (bundled samples): squares-* at ~30 us with delays up to 4-6 ms, drawn over
+    # 0-4000 us before; memo-fill's warm-up (~15 us before a 1.3 us level) was invisible
+    from tsanalyze.report.figures import run_sequence_data
+
+    ra = _analyze(SAMPLES / "sum-squares.parquet", SAMPLES / "warmup-drift.parquet")
+    by_name = {s.benchmark: s for s in ra.series}
+    for name in ("squares-listcomp", "squares-generator"):
+        s = by_name[name]
+        d = run_sequence_data(s, name)
+        f = {"ns": 1.0, "µs": 1e3, "ms": 1e6, "s": 1e9}[d.unit]
+        med = np.median(s.samples)
+        assert not d.log and d.ylim[0] * f < med < d.ylim[1] * f < 1.5 * med, name
+        far = np.flatnonzero(s.samples > d.ylim[1] * f)
+        # each, or its bin when the series is drawn in bins, is marked at the edge
+        width = s.samples.size / d.x.size
+        gap = np.abs(d.above[:, None] - far[None, :]).min(axis=0)
+        assert far.size and np.all(gap <= width), name
+    memo = by_name["memo-fill"]
+    d = run_sequence_data(memo, "memo-fill")
+    f = {"ns": 1.0, "µs": 1e3, "ms": 1e6, "s": 1e9}[d.unit]
+    assert memo.classification == "warm-up" and memo.start > 0
+    warm = memo.samples[: memo.start]
+    assert d.ylim[1] * f >= np.quantile(warm, 0.9) and d.ylim[0] * f <= np.median(
+        memo.samples[memo.start :]
+    )
 
 
 # --- the plot and the classification of python-startup -----------------------------------
