@@ -248,6 +248,29 @@ def test_benchmarktools_trials_of_one_side_are_one_row(tmp_path: Path) -> None:
         assert c["ratio"] == pytest.approx(1.1, rel=0.01)
 
 
+def test_jmh_fork_lists_of_one_suite_are_trials_and_never_compared(tmp_path: Path) -> None:
+    # real, read in place (jmh-traini2022, Traini et al. 2022; NO LICENCE, never copied):
+    # three benchmarks of imglib2, each a JSON list of 10 forks x 3000 iteration means in
+    # seconds, the shape of many papers' artefacts. Before, the names were cut at the
+    # first dot (all three "imglib__imglib2#net") and compared as one benchmark
+    from tests.conftest import shared_path
+
+    folder = shared_path("data", "external", "jmh-traini2022", "timeseries_all")
+    files = sorted(str(p) for p in folder.glob("imglib__imglib2#*.json"))
+    assert len(files) == 3
+    out = tmp_path / "imglib"
+    res = CliRunner().invoke(app, ["import", "auto", *files, "-o", str(out), "--unit", "s"])
+    assert res.exit_code == 0, res.output
+    ra = _analyze(out)
+    names = {Path(f).name.removesuffix(".json") for f in files}
+    assert {u.benchmark for u in ra.units()} == names
+    assert all(isinstance(u, TrialsRow) and u.n_trials == 10 for u in ra.units())
+    assert ra.comparisons == ()
+    found = report_findings(ra)
+    keys = [(rf.benchmark, rf.finding.code) for rf in found]
+    assert len(keys) == len(set(keys))  # each finding once per benchmark, not per fork
+
+
 # --- severity ----------------------------------------------------------------------------
 
 
