@@ -10,7 +10,9 @@ Version history
 1 (2026-11)
     First version: columns ``benchmark, run, round, position, sample, evals, ticks,
     start_ticks, ns, work``; metadata ``schema_version, run, created_utc, clock, timer,
-    host, target, collector, source, user``.
+    host, target, collector, source, user``. Optional history keys ``commit,
+    commit_time, branch, machine, env`` (issue 25) were added within version 1: they are
+    optional, so files without them stay valid and older readers ignore them.
 
 Readers accept every version listed here; writers write :data:`SCHEMA_VERSION`. When
 a version is added, add an upgrade step to :data:`UPGRADES` that turns a table and
@@ -53,7 +55,9 @@ SUPPORTED_VERSIONS = (1,)
 #: Name of the Parquet file-metadata key that holds the JSON metadata.
 METADATA_KEY = "tsanalyze"
 #: Upgrade steps: ``UPGRADES[v](columns, metadata) -> (columns, metadata)`` of version v+1.
-UPGRADES: dict[int, Callable[[dict[str, Any], dict[str, Any]], tuple[dict[str, Any], dict[str, Any]]]] = {}
+UPGRADES: dict[
+    int, Callable[[dict[str, Any], dict[str, Any]], tuple[dict[str, Any], dict[str, Any]]]
+] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +86,14 @@ COLUMNS: tuple[Column, ...] = (
     Column("ticks", "int64", True, "ticks", "raw clock ticks elapsed (null for imports)"),
     Column("start_ticks", "int64", True, "ticks", "raw clock reading at sample start"),
     Column("ns", "float64", False, "ns", "elapsed ns for the sample, before overhead correction"),
-    Column("work", "float64", True, "work units", "work amount of the sample (Pilot WPS)", required=False),
+    Column(
+        "work",
+        "float64",
+        True,
+        "work units",
+        "work amount of the sample (Pilot WPS)",
+        required=False,
+    ),
 )
 COLUMN_NAMES: tuple[str, ...] = tuple(c.name for c in COLUMNS)
 REQUIRED_COLUMNS: tuple[str, ...] = tuple(c.name for c in COLUMNS if c.required)
@@ -113,6 +124,14 @@ def _utc_timestamp(v: Any) -> str | None:
     if isinstance(v, str) and re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|\+00:00)", v):
         return None
     return "must be an ISO 8601 UTC timestamp such as 2026-11-22T10:00:00Z"
+
+
+def _iso_timestamp(v: Any) -> str | None:
+    if isinstance(v, str) and re.fullmatch(
+        r"\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)", v
+    ):
+        return None
+    return "must be an ISO 8601 timestamp with a zone, such as 2026-11-22T10:00:00+01:00"
 
 
 def _clock_source(v: Any) -> str | None:
@@ -148,19 +167,68 @@ _num = (int, float)
 METADATA: tuple[MetaKey, ...] = (
     MetaKey("schema_version", (int,), "", "run-format version of the file", True, _schema_version),
     MetaKey("run", (str,), "", "run id; equals the run column", True, _non_empty_str),
-    MetaKey("created_utc", (str,), "", "when the run started (ISO 8601, UTC)", True, _utc_timestamp),
+    MetaKey(
+        "created_utc", (str,), "", "when the run started (ISO 8601, UTC)", True, _utc_timestamp
+    ),
     MetaKey("clock", (dict,), "", "the clock that produced ticks", True),
-    MetaKey("clock.source", (str,), "", "rdtscp, rdtsc, cntvct, clock_gettime, perf_counter, simulated, imported:<tool>", True, _clock_source),
+    MetaKey(
+        "clock.source",
+        (str,),
+        "",
+        "rdtscp, rdtsc, cntvct, clock_gettime, perf_counter, simulated, imported:<tool>",
+        True,
+        _clock_source,
+    ),
     MetaKey("clock.hz", _num, "Hz", "ticks per second (1e9 for ns clocks)", False, _positive),
-    MetaKey("clock.calibration", (dict,), "", "how hz was measured: reference clock, window, relative error"),
+    MetaKey(
+        "clock.calibration",
+        (dict,),
+        "",
+        "how hz was measured: reference clock, window, relative error",
+    ),
     MetaKey("clock.invariant_tsc", (bool,), "", "CPU reports constant_tsc and nonstop_tsc"),
     MetaKey("clock.kernel_clocksource", (str,), "", "/sys/.../current_clocksource"),
     MetaKey("timer", (dict,), "", "timer overhead, precision and accuracy"),
-    MetaKey("timer.overhead_ticks_min", _num, "ticks", "minimum of back-to-back clock read pairs", False, _non_negative),
-    MetaKey("timer.overhead_ticks_median", _num, "ticks", "median of back-to-back clock read pairs", False, _non_negative),
-    MetaKey("timer.overhead_ns", _num, "ns", "per-sample overhead subtracted from ns (seed 004)", False, _non_negative),
-    MetaKey("timer.precision_ns", _num, "ns", "smallest non-zero observable difference", False, _positive),
-    MetaKey("timer.accuracy_ns", _num, "ns", "estimated accuracy of one measurement", False, _non_negative),
+    MetaKey(
+        "timer.overhead_ticks_min",
+        _num,
+        "ticks",
+        "minimum of back-to-back clock read pairs",
+        False,
+        _non_negative,
+    ),
+    MetaKey(
+        "timer.overhead_ticks_median",
+        _num,
+        "ticks",
+        "median of back-to-back clock read pairs",
+        False,
+        _non_negative,
+    ),
+    MetaKey(
+        "timer.overhead_ns",
+        _num,
+        "ns",
+        "per-sample overhead subtracted from ns (seed 004)",
+        False,
+        _non_negative,
+    ),
+    MetaKey(
+        "timer.precision_ns",
+        _num,
+        "ns",
+        "smallest non-zero observable difference",
+        False,
+        _positive,
+    ),
+    MetaKey(
+        "timer.accuracy_ns",
+        _num,
+        "ns",
+        "estimated accuracy of one measurement",
+        False,
+        _non_negative,
+    ),
     MetaKey("host", (dict,), "", "cpu model, logical cores, kernel, governor, python"),
     MetaKey("host.cpu_model", (str,), "", "CPU model name"),
     MetaKey("host.logical_cores", (int,), "cores", "logical CPU count", False, _positive),
@@ -179,6 +247,39 @@ METADATA: tuple[MetaKey, ...] = (
     MetaKey("source.version", (str,), "", "that tool's version, if known"),
     MetaKey("source.file", (str,), "", "path of the original file"),
     MetaKey("user", (dict,), "", "free user tags"),
+    MetaKey(
+        "commit",
+        (str,),
+        "",
+        "version-control commit of the code measured (full hash when known)",
+        False,
+        _non_empty_str,
+    ),
+    MetaKey(
+        "commit_time",
+        (str,),
+        "",
+        "when that commit was made (ISO 8601 with a zone); orders a history, unlike created_utc",
+        False,
+        _iso_timestamp,
+    ),
+    MetaKey("branch", (str,), "", "branch the commit was measured on", False, _non_empty_str),
+    MetaKey(
+        "machine",
+        (str,),
+        "",
+        "the machine the run ran on (a name or fingerprint); a history keeps machines apart",
+        False,
+        _non_empty_str,
+    ),
+    MetaKey(
+        "env",
+        (str,),
+        "",
+        "the software environment (interpreter, dependencies) the run used; a history keeps environments apart",
+        False,
+        _non_empty_str,
+    ),
 )
 _BY_PATH = {k.path: k for k in METADATA}
 
@@ -224,7 +325,12 @@ def validate_metadata(meta: Any) -> list[str]:
 def _dtype_ok(spec: Column, dtype: str) -> bool:
     d = dtype.lower()
     if spec.dtype == "string":
-        return d in ("string", "large_string", "object", "str", "utf8", "large_utf8") or d.startswith("dictionary<values=string") or d.startswith("dictionary<values=large_string") or d == "category"
+        return (
+            d in ("string", "large_string", "object", "str", "utf8", "large_utf8")
+            or d.startswith("dictionary<values=string")
+            or d.startswith("dictionary<values=large_string")
+            or d == "category"
+        )
     if spec.dtype in _INT_KINDS:
         return d.lstrip("u") in [k.lstrip("u") for k in _INT_KINDS] or d in _INT_KINDS
     if spec.dtype == "float64":

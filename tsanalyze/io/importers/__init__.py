@@ -17,6 +17,7 @@ format name               files
 ``benchmarktools``        BenchmarkTools.jl ``BenchmarkTools.save`` JSON
 ``jmh``                   JMH (Java) ``-rf json`` result files
 ``csv``                   CSV/TSV with a column mapping
+``asv``                   asv (airspeed velocity) results directories, format versions 1, 2
 ========================  ==============================================================
 
 Each imported run records ``source`` {tool, version if known, file} and the clock
@@ -32,6 +33,7 @@ from typing import Any
 from tsanalyze.errors import ImportFormatError
 from tsanalyze.io.importers._files import read_head
 from tsanalyze.io.importers._imported import ImportedRun, ImportedTable, Importer
+from tsanalyze.io.importers.asv import AsvImporter
 from tsanalyze.io.importers.benchmarktools import BenchmarkToolsImporter
 from tsanalyze.io.importers.criterion import CriterionImporter
 from tsanalyze.io.importers.csvtable import CsvImporter, parse_mapping
@@ -59,6 +61,7 @@ __all__ = [
 FORMATS: dict[str, Importer] = {
     "benchmarktools": BenchmarkToolsImporter(),
     "jmh": JmhImporter(),
+    "asv": AsvImporter(),
     "gbench": GoogleBenchmarkImporter(),
     "pytest-benchmark": PytestBenchmarkImporter(),
     "pyperf": PyperfImporter(),
@@ -67,6 +70,10 @@ FORMATS: dict[str, Importer] = {
     "gobench": GoBenchImporter(),
     "csv": CsvImporter(),
 }
+
+
+#: Formats whose input may be a directory.
+_DIRECTORY_FORMATS = ("asv", "criterion")
 
 
 def sniff(path: Path | str) -> str | None:
@@ -88,7 +95,8 @@ def sniff(path: Path | str) -> str | None:
     Looks at the first 64 KiB of the file (gunzipped if needed) for each format's
     signature keys, in the order of :data:`FORMATS`; directories are criterion.rs
     results when they hold ``**/new/sample.json``; ``csv`` goes by the extension
-    (``.csv``, ``.tsv``, ``.tab``).
+    (``.csv``, ``.tsv``, ``.tab``). Directories are asv results when they hold
+    ``<machine>/machine.json`` beside ``benchmarks.json`` (or are a machine's directory).
 
     References
     ----------
@@ -97,7 +105,7 @@ def sniff(path: Path | str) -> str | None:
     """
     path = Path(path)
     if path.is_dir():
-        return "criterion" if FORMATS["criterion"].sniff(path, "") else None
+        return next((f for f in _DIRECTORY_FORMATS if FORMATS[f].sniff(path, "")), None)
     if not path.is_file():
         return None
     try:
