@@ -2,8 +2,12 @@
 
 Standard library only, so that the collector can depend on it and nothing else.
 
-A *run* is one Parquet file, one row per sample, tidy. Its file metadata holds one
-key, ``tsanalyze``, whose value is a JSON object described by :data:`METADATA`.
+A *run* is one collector session or one process of another tool, one row per sample,
+tidy. A Parquet file holds one run, or all the runs of one import (the worker processes
+of a pyperf file, the forks of a JMH file: the trials of one side). Its file metadata
+holds one key, ``tsanalyze``, whose value is a JSON object: the run's metadata described
+by :data:`METADATA`, or for several runs ``{"schema_version": 2, "runs": [<run metadata>,
+...]}`` (:func:`file_runs` gives the list either way).
 
 Version history
 ---------------
@@ -32,16 +36,20 @@ __all__ = [
     "CLOCK_SOURCES",
     "COLUMNS",
     "COLUMN_NAMES",
+    "MAX_SAMPLE_NS",
     "METADATA",
     "METADATA_KEY",
     "REQUIRED_COLUMNS",
+    "ROW_KINDS",
     "SCHEMA_VERSION",
     "SUPPORTED_VERSIONS",
     "UPGRADES",
     "Column",
     "MetaKey",
+    "alternatives",
     "decode_metadata",
     "encode_metadata",
+    "file_runs",
     "interleaved",
     "new_metadata",
     "validate",
@@ -49,15 +57,13 @@ __all__ = [
 ]
 
 #: The version writers write.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 #: Every version a reader accepts.
-SUPPORTED_VERSIONS = (1,)
+SUPPORTED_VERSIONS = (1, 2)
 #: Name of the Parquet file-metadata key that holds the JSON metadata.
 METADATA_KEY = "tsanalyze"
 #: Upgrade steps: ``UPGRADES[v](columns, metadata) -> (columns, metadata)`` of version v+1.
-UPGRADES: dict[
-    int, Callable[[dict[str, Any], dict[str, Any]], tuple[dict[str, Any], dict[str, Any]]]
-] = {}
+UPGRADES: dict[int, Callable[[dict[str, Any], dict[str, Any]], tuple[dict[str, Any], dict[str, Any]]]] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,15 +92,15 @@ COLUMNS: tuple[Column, ...] = (
     Column("ticks", "int64", True, "ticks", "raw clock ticks elapsed (null for imports)"),
     Column("start_ticks", "int64", True, "ticks", "raw clock reading at sample start"),
     Column("ns", "float64", False, "ns", "elapsed ns for the sample, before overhead correction"),
-    Column(
-        "work",
-        "float64",
-        True,
-        "work units",
-        "work amount of the sample (Pilot WPS)",
-        required=False,
-    ),
+    Column("work", "float64", True, "work units", "work amount of the sample (Pilot WPS)", required=False),
+    Column("kind", "string", True, "", "imported rows: value, warmup or calibration (null = value)", required=False),
 )
+#: What an imported row is (column ``kind``); readers keep ``value`` rows unless asked.
+ROW_KINDS = ("value", "warmup", "calibration")
+#: Largest ``ns`` of one sample: 2**63 ns (292 years), the range of a signed 64-bit
+#: nanosecond clock. No clock can have measured more, and sums and squares of times
+#: below it stay finite in float64 arithmetic.
+MAX_SAMPLE_NS = 2.0**63
 COLUMN_NAMES: tuple[str, ...] = tuple(c.name for c in COLUMNS)
 REQUIRED_COLUMNS: tuple[str, ...] = tuple(c.name for c in COLUMNS if c.required)
 
@@ -167,68 +173,19 @@ _num = (int, float)
 METADATA: tuple[MetaKey, ...] = (
     MetaKey("schema_version", (int,), "", "run-format version of the file", True, _schema_version),
     MetaKey("run", (str,), "", "run id; equals the run column", True, _non_empty_str),
-    MetaKey(
-        "created_utc", (str,), "", "when the run started (ISO 8601, UTC)", True, _utc_timestamp
-    ),
+    MetaKey("created_utc", (str,), "", "when the run started (ISO 8601, UTC)", True, _utc_timestamp),
     MetaKey("clock", (dict,), "", "the clock that produced ticks", True),
-    MetaKey(
-        "clock.source",
-        (str,),
-        "",
-        "rdtscp, rdtsc, cntvct, clock_gettime, perf_counter, simulated, imported:<tool>",
-        True,
-        _clock_source,
-    ),
+    MetaKey("clock.source", (str,), "", "rdtscp, rdtsc, cntvct, clock_gettime, perf_counter, simulated, imported:<tool>", True, _clock_source),
     MetaKey("clock.hz", _num, "Hz", "ticks per second (1e9 for ns clocks)", False, _positive),
-    MetaKey(
-        "clock.calibration",
-        (dict,),
-        "",
-        "how hz was measured: reference clock, window, relative error",
-    ),
+    MetaKey("clock.calibration", (dict,), "", "how hz was measured: reference clock, window, relative error"),
     MetaKey("clock.invariant_tsc", (bool,), "", "CPU reports constant_tsc and nonstop_tsc"),
     MetaKey("clock.kernel_clocksource", (str,), "", "/sys/.../current_clocksource"),
     MetaKey("timer", (dict,), "", "timer overhead, precision and accuracy"),
-    MetaKey(
-        "timer.overhead_ticks_min",
-        _num,
-        "ticks",
-        "minimum of back-to-back clock read pairs",
-        False,
-        _non_negative,
-    ),
-    MetaKey(
-        "timer.overhead_ticks_median",
-        _num,
-        "ticks",
-        "median of back-to-back clock read pairs",
-        False,
-        _non_negative,
-    ),
-    MetaKey(
-        "timer.overhead_ns",
-        _num,
-        "ns",
-        "per-sample overhead subtracted from ns (seed 004)",
-        False,
-        _non_negative,
-    ),
-    MetaKey(
-        "timer.precision_ns",
-        _num,
-        "ns",
-        "smallest non-zero observable difference",
-        False,
-        _positive,
-    ),
-    MetaKey(
-        "timer.accuracy_ns",
-        _num,
-        "ns",
-        "estimated accuracy of one measurement",
-        False,
-        _non_negative,
-    ),
+    MetaKey("timer.overhead_ticks_min", _num, "ticks", "minimum of back-to-back clock read pairs", False, _non_negative),
+    MetaKey("timer.overhead_ticks_median", _num, "ticks", "median of back-to-back clock read pairs", False, _non_negative),
+    MetaKey("timer.overhead_ns", _num, "ns", "per-sample overhead subtracted from ns (Ou 2020)", False, _non_negative),
+    MetaKey("timer.precision_ns", _num, "ns", "smallest non-zero observable difference", False, _positive),
+    MetaKey("timer.accuracy_ns", _num, "ns", "estimated accuracy of one measurement", False, _non_negative),
     MetaKey("host", (dict,), "", "cpu model, logical cores, kernel, governor, python"),
     MetaKey("host.cpu_model", (str,), "", "CPU model name"),
     MetaKey("host.logical_cores", (int,), "cores", "logical CPU count", False, _positive),
@@ -238,48 +195,26 @@ METADATA: tuple[MetaKey, ...] = (
     MetaKey("target", (dict,), "", "what was timed: kind (python, command, imported) and spec"),
     MetaKey("target.kind", (str,), "", "python, command or imported"),
     MetaKey("target.spec", (dict, list, str), "", "callables, commands or names timed"),
+    MetaKey("target.alternatives", (bool,), "", "the benchmarks are alternatives compared with each other by default (true for a collector run of several targets and hyperfine's commands; false: a suite of unrelated benchmarks)"),
     MetaKey("collector", (dict,), "", "collector version, evals method, oracle parameters"),
     MetaKey("collector.version", (str,), "", "tsanalyze version that recorded the run"),
-    MetaKey("collector.evals_method", (str,), "", "auto (Algorithm 1 of seed 000) or fixed"),
+    MetaKey("collector.evals_method", (str,), "", "auto (Algorithm 1 of Chen et al. 2016) or fixed"),
     MetaKey("collector.oracle", (dict,), "", "oracle parameters a, b, j, tau_acc, tau_prec"),
     MetaKey("source", (dict,), "", "for imports: tool, version, original file"),
     MetaKey("source.tool", (str,), "", "tool that wrote the original file"),
     MetaKey("source.version", (str,), "", "that tool's version, if known"),
     MetaKey("source.file", (str,), "", "path of the original file"),
     MetaKey("user", (dict,), "", "free user tags"),
-    MetaKey(
-        "commit",
-        (str,),
-        "",
-        "version-control commit of the code measured (full hash when known)",
-        False,
-        _non_empty_str,
-    ),
-    MetaKey(
-        "commit_time",
-        (str,),
-        "",
-        "when that commit was made (ISO 8601 with a zone); orders a history, unlike created_utc",
-        False,
-        _iso_timestamp,
-    ),
+    # history (issue 25): where in a project's history the run was made
+    MetaKey("commit", (str,), "", "version-control commit measured (full hash when known)",
+            False, _non_empty_str),
+    MetaKey("commit_time", (str,), "", "the commit's time (ISO 8601 with a zone); orders a "
+            "history, unlike created_utc", False, _iso_timestamp),
     MetaKey("branch", (str,), "", "branch the commit was measured on", False, _non_empty_str),
-    MetaKey(
-        "machine",
-        (str,),
-        "",
-        "the machine the run ran on (a name or fingerprint); a history keeps machines apart",
-        False,
-        _non_empty_str,
-    ),
-    MetaKey(
-        "env",
-        (str,),
-        "",
-        "the software environment (interpreter, dependencies) the run used; a history keeps environments apart",
-        False,
-        _non_empty_str,
-    ),
+    MetaKey("machine", (str,), "", "the machine the run ran on (a name or fingerprint)",
+            False, _non_empty_str),
+    MetaKey("env", (str,), "", "the software environment (interpreter, dependencies)",
+            False, _non_empty_str),
 )
 _BY_PATH = {k.path: k for k in METADATA}
 
@@ -325,12 +260,7 @@ def validate_metadata(meta: Any) -> list[str]:
 def _dtype_ok(spec: Column, dtype: str) -> bool:
     d = dtype.lower()
     if spec.dtype == "string":
-        return (
-            d in ("string", "large_string", "object", "str", "utf8", "large_utf8")
-            or d.startswith("dictionary<values=string")
-            or d.startswith("dictionary<values=large_string")
-            or d == "category"
-        )
+        return d in ("string", "large_string", "object", "str", "utf8", "large_utf8") or d.startswith("dictionary<values=string") or d.startswith("dictionary<values=large_string") or d == "category"
     if spec.dtype in _INT_KINDS:
         return d.lstrip("u") in [k.lstrip("u") for k in _INT_KINDS] or d in _INT_KINDS
     if spec.dtype == "float64":
@@ -363,8 +293,47 @@ def validate(columns: Mapping[str, str], metadata: Any) -> list[str]:
             continue
         if not _dtype_ok(spec, str(columns[spec.name])):
             problems.append(f"column {spec.name}: expected {spec.dtype}, got {columns[spec.name]}")
-    problems.extend(validate_metadata(metadata))
+    try:
+        runs = file_runs(metadata)
+    except ValueError as exc:
+        return [*problems, str(exc)]
+    for i, meta in enumerate(runs):
+        where = f"runs[{i}] " if len(runs) > 1 or _is_container(metadata) else ""
+        problems.extend(where + p for p in validate_metadata(meta))
     return problems
+
+
+def _is_container(metadata: Any) -> bool:
+    return isinstance(metadata, Mapping) and "runs" in metadata and "run" not in metadata
+
+
+def file_runs(metadata: Any) -> list[Any]:
+    """The metadata of every run a file holds, in file order.
+
+    A file's metadata is one run's metadata, or (version 2) ``{"schema_version": 2,
+    "runs": [<run metadata>, ...]}`` for a file of several runs.
+
+    Raises
+    ------
+    ValueError
+        A container whose ``runs`` is not a non-empty list, or whose version is not 2 or
+        newer than supported.
+    """
+    if not _is_container(metadata):
+        return [metadata]
+    version = metadata.get("schema_version")
+    problem = _schema_version(version)
+    if problem is None and version < 2:
+        problem = "must be 2 or more for a file of several runs"
+    if problem:
+        raise ValueError(f"metadata key schema_version: {problem} (got {version!r})")
+    runs = metadata["runs"]
+    if not isinstance(runs, list) or not runs:
+        raise ValueError("metadata key runs: expected a non-empty list of run metadata")
+    extra = sorted(set(metadata) - {"schema_version", "runs"})
+    if extra:
+        raise ValueError(f"metadata keys {extra}: unexpected beside 'runs' in a file of several runs")
+    return list(runs)
 
 
 def encode_metadata(meta: Mapping[str, Any]) -> bytes:
@@ -394,6 +363,36 @@ def new_metadata(run: str, created_utc: str, clock_source: str, **sections: Any)
     }
     meta.update(sections)
     return meta
+
+
+#: tools whose files hold alternatives of one task (hyperfine: the commands of one call)
+_ALTERNATIVE_TOOLS = frozenset({"hyperfine"})
+
+
+def alternatives(meta: Any) -> bool:
+    """Were the benchmarks of this run declared alternatives, to be compared with each other?
+
+    ``target.alternatives`` says so when present. Without it: a run the collector (or the
+    simulator) recorded times its targets side by side to compare them, so yes; an
+    imported run only for tools whose one call times alternatives (hyperfine's
+    commands); Go, Google Benchmark, JMH, pyperf, criterion, BenchmarkTools and CSV files
+    hold suites of unrelated benchmarks, so no. A run without metadata: no.
+    """
+    if not isinstance(meta, Mapping):
+        return False
+    target = meta.get("target")
+    declared = target.get("alternatives") if isinstance(target, Mapping) else None
+    if isinstance(declared, bool):
+        return declared
+    clock = meta.get("clock")
+    source = clock.get("source") if isinstance(clock, Mapping) else None
+    if not isinstance(source, str):
+        return False
+    if source.startswith("imported:"):
+        tool = meta.get("source")
+        name = tool.get("tool") if isinstance(tool, Mapping) else None
+        return str(name or source.partition(":")[2]).lower() in _ALTERNATIVE_TOOLS
+    return True
 
 
 def interleaved(meta: Any) -> bool:

@@ -40,6 +40,7 @@ from tsanalyze._validation import (
     check_rng,
 )
 from tsanalyze.errors import NotEnoughData
+from tsanalyze.stats._rowstats import median as _rowstats_median
 from tsanalyze.stats.autocorrelation import (
     acf_fft,
     block_means,
@@ -88,8 +89,8 @@ def _min(a: Any, axis: int = -1) -> Any:
     return np.min(a, axis=axis)
 
 
-def _median(a: Any, axis: int = -1) -> Any:
-    return np.median(a, axis=axis)
+# np.median; the bootstrap recognises it and resamples it by ranks (issue 24)
+_median = _rowstats_median
 
 
 def _mean(a: Any, axis: int = -1) -> Any:
@@ -222,7 +223,7 @@ def _estimate_iv(
     threshold: float,
     n_resamples: int | None,
 ) -> tuple[Float64Array, float]:
-    a = as_series_array(x, "x", min_size=1)
+    a = as_series_array(x, "x", min_size=1, positive=True)
     if estimator not in ESTIMATORS:
         raise ValueError(f"estimator: must be one of {sorted(ESTIMATORS)}, got {estimator!r}")
     cl = check_confidence_level(confidence_level)

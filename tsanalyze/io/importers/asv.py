@@ -208,7 +208,8 @@ def _rows_v2(root: JsonPath, top: dict[str, Any]) -> list[tuple[str, dict[str, A
 
 def _rows_v1(root: JsonPath, top: dict[str, Any]) -> list[tuple[str, dict[str, Any], JsonPath]]:
     """The same rows from a version-1 file (asv's ``update_to_2``, restated)."""
-    started = top.get("started_at") if isinstance(top.get("started_at"), dict) else {}
+    raw_started = top.get("started_at")
+    started: dict[str, Any] = raw_started if isinstance(raw_started, dict) else {}
     rows = []
     res = root.key("results")
     for name, value in res.obj().items():
@@ -307,9 +308,9 @@ def _read_file(
         samples = _per_combination(item, row, "samples", n)
         number = _per_combination(item, row, "stats_number", n)
         extras = {c: _per_combination(item, row, "stats_" + c[4:], n) for c in _EXTRA}
-        when = row.get("started_at")
-        if _number(when) is not None:
-            started.append(float(when))
+        when = _number(row.get("started_at"))
+        if when is not None:
+            started.append(when)
         if info is not None and combos != [()] and isinstance(info.get("param_names"), list):
             param_names[name] = [str(p) for p in info["param_names"]]
         for i, values in enumerate(combos):
