@@ -158,7 +158,7 @@ class AsvImporter:
                 "expected asv results: no <machine>/machine.json with results files below it",
             )
         described = _read_benchmarks(bj_path) if bj_path is not None else {}
-        builder = RunBuilder(extra=_EXTRA, extra_dtypes=dict.fromkeys(_EXTRA, "float64"))
+        builder = RunBuilder(path, extra=_EXTRA, extra_dtypes=dict.fromkeys(_EXTRA, "float64"))
         for index, f in enumerate(files):
             _read_file(f, index, described, builder)
         table = builder.build()
