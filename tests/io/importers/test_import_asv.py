@@ -20,6 +20,7 @@ from tsanalyze import schema
 from tsanalyze.cli.app import app
 from tsanalyze.errors import ImportFormatError
 from tsanalyze.io.importers import load, load_table, sniff
+from tsanalyze.io.runs import read_runs
 
 DJANGO = Path(__file__).resolve().parents[2] / "data" / "importers" / "asv" / "django"
 COLUMNS = ["result", "params", "version", "started_at", "duration", "stats_ci_99_a",
@@ -171,4 +172,5 @@ def test_cli_import_directory(tmp_path: Path) -> None:
     out = tmp_path / "runs"
     res = CliRunner().invoke(app, ["import", "asv", str(DJANGO), "-o", str(out)])
     assert res.exit_code == 0, res.output
-    assert len(list(out.glob("*.parquet"))) == 3
+    df = read_runs(out)
+    assert df["run"].nunique() == 3
