@@ -70,14 +70,14 @@ class History(Result):
     fdr : float
         False discovery rate over series; also each series' false-alarm rate when it is
         the only one.
-    findings : tuple of Finding
+    warnings : tuple of Finding
     """
 
     changes: pd.DataFrame
     outliers: pd.DataFrame
     series: pd.DataFrame
     fdr: float
-    findings: tuple[Finding, ...] = field(default=())
+    warnings: tuple[Finding, ...] = field(default=())
     _headline: ClassVar[tuple[str, ...]] = ("fdr",)
 
     def to_frame(self) -> pd.DataFrame:
@@ -94,7 +94,7 @@ class History(Result):
             "changes": to_builtin(self.changes),
             "outliers": to_builtin(self.outliers),
             "series": to_builtin(self.series),
-            "findings": [f.to_dict() for f in self.findings],
+            "warnings": [f.to_dict() for f in self.warnings],
         }
 
 
@@ -258,6 +258,8 @@ def history(
                                  "z": float(z[i])})  # fmt: skip
         rows += _series_changes(s, det, located, cps, bounds, level, float(q0), full, full_list)
     changes = pd.DataFrame(rows, columns=list(CHANGE_COLUMNS))
+    changes["recovered_at"] = changes["recovered_at"].astype(object)
+    changes.loc[changes["recovered_at"].isna(), "recovered_at"] = None
     _mark_environment(changes, pd.DataFrame(series_rows))
     if not changes.empty:
         size = np.abs(np.log(changes["ratio"].to_numpy(dtype=float)))
@@ -273,7 +275,7 @@ def history(
         outliers=pd.DataFrame(out_rows, columns=list(OUTLIER_COLUMNS)),
         series=pd.DataFrame(series_rows),
         fdr=fdr,
-        findings=tuple(findings),
+        warnings=tuple(findings),
     )
 
 

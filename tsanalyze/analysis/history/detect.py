@@ -41,7 +41,6 @@ __all__ = ["Located", "SeriesDetector", "huber_levels"]
 
 #: commits a level must hold on each side of a change (one commit is a spike)
 MIN_SEG = 2
-ANCHOR = 0.0
 
 
 def huber_levels(x: Float64Array, s: Float64Array, mask: np.ndarray | None = None) -> Float64Array:
@@ -51,6 +50,7 @@ def huber_levels(x: Float64Array, s: Float64Array, mask: np.ndarray | None = Non
     """
     xm = np.where(mask, x, np.nan) if mask is not None else x
     med = np.nanmedian(xm, axis=-1, keepdims=True)
+    s = np.where(s > 0, s, 1.0)  # a noiseless commit: bounded in log units instead
     z = np.clip((xm - med) / s, -HUBER_K, HUBER_K) * s
     out: Float64Array = med[..., 0] + np.nanmean(z, axis=-1)
     return out
@@ -113,7 +113,7 @@ class SeriesDetector:
             # the refit's total variance is re-anchored to the observed fit's, keeping
             # its dependence: the scale is well estimated, the dependence is not
             ratio = self.model.marginal_var / m.marginal_var
-            parts.append(simulate_noise(m, per, self.rng) * np.sqrt(ratio) ** ANCHOR)
+            parts.append(simulate_noise(m, per, self.rng) * np.sqrt(ratio))
         out: Float64Array = np.concatenate(parts)[:n_null]
         return out
 

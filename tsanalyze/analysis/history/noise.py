@@ -33,7 +33,7 @@ from tsanalyze._typing import Float64Array
 __all__ = ["NoiseModel", "fit_noise", "segment_mean_variance", "simulate_noise"]
 
 _MAD_TO_SD = 1.482602218505602
-_PHI_GRID = np.round(np.arange(0.0, 0.96, 0.025), 3)
+_PHI_GRID = np.round(np.arange(0.0, 0.91, 0.025), 3)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +87,7 @@ def fit_noise(
     runs: Float64Array,
     within_var: Float64Array,
     *,
-    max_lag: int = 20,
+    max_lag: int = 8,
 ) -> NoiseModel:
     """Fit the commit-level noise model to one series.
 

@@ -11,9 +11,8 @@ the weighted CUSUM
 
 the score of a level shift between commits t − 1 and t in the weighted least-squares
 model, divided by its null sd √V_t (V_t = (1 − λ_t)² W_t + λ_t² (W − W_t), W_t the
-partial sums of ω_i²) and by the sd of the z_i around the two sides of the best split.
-Its maximum over t is the statistic; the simulated null series of the same stretch,
-through the same steps, give its p-value.
+partial sums of ω_i²). Its maximum over t is the statistic; null series simulated from
+the fitted noise, through the same steps, give its p-value.
 
 References
 ----------
@@ -57,7 +56,7 @@ class Scan:
 
     profile: Float64Array  # (..., L-1): |C_t| / sqrt(V_t), before the scale
     best: np.ndarray  # (...,): index t (1..L-1) of the best split, as position in the stretch
-    scale: Float64Array  # (...,): sd of z around the two sides of the best split
+    scale: Float64Array  # (...,): 1 (the z are standardised by the noise model)
     statistic: Float64Array  # (...,): profile[best] / scale
 
 
@@ -86,41 +85,12 @@ def scan(x: Float64Array, s: Float64Array, k: float = HUBER_K, min_seg: int = 1)
         best = np.argmax(inner, axis=-1) + (min_seg - 1)
     else:
         best = np.argmax(prof, axis=-1)
-    # long-run sd of z around the two sides' means at the best split
-    t = best + 1
-    left = np.arange(length) < t[..., None]
-    cz = np.cumsum(z, axis=-1)
-    s1 = np.take_along_axis(cz, best[..., None], axis=-1)
-    m_left = s1 / t[..., None]
-    m_right = (cz[..., -1:] - s1) / (length - t[..., None])
-    e = z - np.where(left, m_left, m_right)
-    scale = np.sqrt(long_run_variance(e))
-    scale = np.maximum(scale, 1e-3 * k)
+    # the z are standardised by the fitted noise model: no data-based scale (a scale from
+    # the residuals around one split is inflated by any second change, and would hide a
+    # regression that recovered); the model's uncertainty is carried by the null instead
+    scale = np.ones(prof.shape[:-1])
     stat = np.take_along_axis(prof, best[..., None], axis=-1)[..., 0] / scale
     return Scan(prof, best + 1, scale, stat)
-
-
-def long_run_variance(e: Float64Array) -> Float64Array:
-    """Bartlett-kernel long-run variance of each row of residuals ``e`` (mean zero), with
-    Andrews' (1991) AR(1) plug-in bandwidth from the row's lag-1 autocorrelation, capped
-    at a quarter of the length.
-
-    References
-    ----------
-    Andrews, D. W. K. (1991). Heteroskedasticity and autocorrelation consistent
-    covariance matrix estimation. *Econometrica* 59(3), 817–858. doi:10.2307/2938229.
-    """
-    n = e.shape[-1]
-    h_max = max(1, min(n // 4, 30))
-    g0 = np.mean(e * e, axis=-1)
-    gam = np.stack([np.sum(e[..., h:] * e[..., :-h], axis=-1) / n for h in range(1, h_max + 1)], axis=-1)
-    rho = np.clip(gam[..., 0] / np.maximum(g0, 1e-300), -0.97, 0.97)
-    alpha = 4.0 * rho**2 / ((1.0 - rho) ** 2 * (1.0 + rho) ** 2)
-    bw = np.clip(1.1447 * (alpha * n) ** (1.0 / 3.0), 0.0, float(h_max))
-    lags = np.arange(1, h_max + 1, dtype=np.float64)
-    w = np.clip(1.0 - lags / (bw[..., None] + 1.0), 0.0, None)
-    out: Float64Array = np.maximum(g0 + 2.0 * np.sum(w * gam, axis=-1), 0.25 * g0)
-    return out
 
 
 def tail_pvalue(observed: float, null: Float64Array) -> float:

@@ -103,9 +103,10 @@ def find_result_files(path: Path) -> tuple[Path | None, list[Path]]:
 def _looks_like_results_dir(path: Path) -> bool:
     if _is_machine_dir(path):
         return True
-    if not (path / "benchmarks.json").is_file():
+    try:
+        return any(d.is_dir() and _is_machine_dir(d) for d in path.iterdir())
+    except OSError:
         return False
-    return any(d.is_dir() and _is_machine_dir(d) for d in path.iterdir())
 
 
 def _ms_to_utc(ms: Any) -> str | None:
