@@ -45,7 +45,7 @@ def _to_asv(df, root):  # type: ignore[no-untyped-def]
         doc = {"version": 2, "commit_hash": meta["commit"], "env_name": "py3",
                "date": 1_700_000_000_000 + 3_600_000 * i, "params": {"machine": "ci"},
                "result_columns": cols, "results": results}  # fmt: skip
-        (root / "ci" / f"{meta['commit'][:8]}-py3.json").write_text(json.dumps(doc))
+        (root / "ci" / f"{meta['commit'][-8:]}-py3.json").write_text(json.dumps(doc))
     return root
 
 
