@@ -79,6 +79,7 @@ class SeriesDetector:
         n_null: int = 400,
         min_seg: int = MIN_SEG,
         n_refit: int = 20,
+        fit_x: Float64Array | None = None,
     ) -> None:
         self.x = x
         self.min_seg = min_seg
@@ -87,7 +88,7 @@ class SeriesDetector:
         # series' median stands for every run (weights from noisy estimates would make
         # the standardised noise heteroscedastic where the real noise is not)
         w = np.full(x.size, float(np.median(within_var)) if x.size else 0.0)
-        self.model: NoiseModel = fit_noise(x, runs, w)
+        self.model: NoiseModel = fit_noise(x if fit_x is None else fit_x, runs, w)
         var = self.model.marginal_var
         self.sd: Float64Array = np.sqrt(var)
         self.degenerate = not bool(np.all(self.sd > 0)) or x.size < 2 * min_seg + 1
@@ -115,6 +116,15 @@ class SeriesDetector:
             ratio = self.model.marginal_var / m.marginal_var
             parts.append(simulate_noise(m, per, self.rng) * np.sqrt(ratio))
         out: Float64Array = np.concatenate(parts)[:n_null]
+        return out
+
+    def without_step(self, t: int) -> Float64Array:
+        """The series with the step at ``t`` taken out (each side centred on its Huber
+        level): what the noise fit should see once a change is suspected there."""
+        left = np.arange(self.x.size) < t
+        lev_l = float(huber_levels(self.x, self.sd, left))
+        lev_r = float(huber_levels(self.x, self.sd, ~left))
+        out: Float64Array = self.x - np.where(left, lev_l, lev_r)
         return out
 
     def test(self, lo: int, hi: int) -> tuple[float, int]:
