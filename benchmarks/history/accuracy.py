@@ -42,7 +42,9 @@ def one_history(rng: np.random.Generator, samples: int) -> tuple:  # type: ignor
         changes.append(SimulatedChange(b, at, float(np.exp(size))))
     spikes = [(b, int(rng.integers(5, N_COMMITS - 5)), float(rng.choice([1.3, 0.7])))
               for b in rng.choice(names, 3, replace=False)]  # fmt: skip
-    df = simulate_history(N_COMMITS, names, changes=changes, spikes=spikes, samples=samples, rng=rng)
+    df = simulate_history(
+        N_COMMITS, names, changes=changes, spikes=spikes, samples=samples, rng=rng
+    )
     return df, steps, spikes
 
 
@@ -96,7 +98,9 @@ def main() -> None:
     ap.add_argument("--samples", type=int, nargs="+", default=[10, 1])
     ap.add_argument("--seed", type=int, default=2025)
     args = ap.parse_args()
-    print("| samples | method | recall | precision | false/stationary | spikes as changes | median set |")
+    print(
+        "| samples | method | recall | precision | false/stationary | spikes as changes | median set |"
+    )
     print("|---|---|---|---|---|---|---|")
     for samples in args.samples:
         rng = np.random.default_rng(args.seed)
@@ -117,7 +121,11 @@ def main() -> None:
         for name, label in (("ours", "tsanalyze.history"), ("asv", "asv step_detect (exact commit)"),
                             ("asv2", "asv step_detect (within 2 commits)")):  # fmt: skip
             f, r, tp, fp, sp = tot[name]
-            med = f"{np.median(sets):.0f}" if name == "ours" and sets else ("1" if name != "ours" else "-")
+            med = (
+                f"{np.median(sets):.0f}"
+                if name == "ours" and sets
+                else ("1" if name != "ours" else "-")
+            )
             print(f"| {samples} | {label} | {f / n_steps:.2f} | {tp / max(r, 1):.2f} | "
                   f"{fp / n_stat:.3f} | {int(sp)} | {med} |")  # fmt: skip
         print(f"| {samples} | no-change baseline | 0.00 | - | 0.000 | 0 | - |")

@@ -155,7 +155,10 @@ def test_cli_json_and_fail_on(tmp_path) -> None:  # type: ignore[no-untyped-def]
     assert r.exit_code == 0, r.output
     doc = json.loads(r.output)
     assert doc["format"] == "tsanalyze-history"
-    assert doc["changes"][0]["benchmark"] == "s.time_a" and doc["changes"][0]["direction"] == "regression"
+    assert (
+        doc["changes"][0]["benchmark"] == "s.time_a"
+        and doc["changes"][0]["direction"] == "regression"
+    )
     r = CliRunner().invoke(app, ["history", str(path), "--fail-on", "regression"])
     assert r.exit_code == 1 and "a" in r.output
     r = CliRunner().invoke(app, ["history", str(path), "--since", "nope"])

@@ -18,18 +18,32 @@ __all__ = ["history"]
 
 
 def history(
-    paths: Annotated[list[Path], typer.Argument(help="Run files/directories or asv results directories.")],
+    paths: Annotated[
+        list[Path], typer.Argument(help="Run files/directories or asv results directories.")
+    ],
     output: opt.FormatOpt = opt.OutputFormat.table,
     fail_on: Annotated[
-        str, typer.Option("--fail-on", help="'regression': exit 1 when a regression is still present; 'never'.")
+        str,
+        typer.Option(
+            "--fail-on", help="'regression': exit 1 when a regression is still present; 'never'."
+        ),
     ] = "never",
-    since: Annotated[str | None, typer.Option("--since", help="Only commits from this one (a hash prefix) on.")] = None,
-    last: Annotated[int | None, typer.Option("--last", help="Only the newest N benchmarked commits.")] = None,
-    fdr: Annotated[float, typer.Option("--fdr", help="False discovery rate over all series.")] = 0.05,
+    since: Annotated[
+        str | None, typer.Option("--since", help="Only commits from this one (a hash prefix) on.")
+    ] = None,
+    last: Annotated[
+        int | None, typer.Option("--last", help="Only the newest N benchmarked commits.")
+    ] = None,
+    fdr: Annotated[
+        float, typer.Option("--fdr", help="False discovery rate over all series.")
+    ] = 0.05,
     commits: Annotated[
         Path | None,
-        typer.Option("--commits", help="File with the full history, one hash per line, oldest first "
-                     "(git rev-list --reverse HEAD), to widen sets by unbenchmarked commits."),
+        typer.Option(
+            "--commits",
+            help="File with the full history, one hash per line, oldest first "
+            "(git rev-list --reverse HEAD), to widen sets by unbenchmarked commits.",
+        ),
     ] = None,
     seed: opt.SeedOpt = None,
 ) -> None:
@@ -48,12 +62,16 @@ def history(
             fail(f"{commits}: cannot be read ({exc})")
     df = read_runs(paths)
     rng = opt.seed_value(seed)
-    h = run_history(df, fdr=fdr, commits=full, since=since, last=last, seed=0 if rng is None else rng)
+    h = run_history(
+        df, fdr=fdr, commits=full, since=since, last=last, seed=0 if rng is None else rng
+    )
     if output == opt.OutputFormat.json:
         typer.echo(history_json(h))
     else:
         typer.echo(history_text(h), nl=False)
     if fail_on == "regression" and len(h.changes):
-        present = h.changes[(h.changes["direction"] == "regression") & h.changes["recovered_at"].isna()]
+        present = h.changes[
+            (h.changes["direction"] == "regression") & h.changes["recovered_at"].isna()
+        ]
         if len(present):
             raise typer.Exit(1)

@@ -39,7 +39,11 @@ def history_text(h: History, width: int = 120) -> str:
             if c["machine"] or c["env"]:
                 name += f" [{c['machine']}/{c['env']}]"
             ci = f"{c['ratio']:.3f} [{c['ci_low']:.3f}, {c['ci_high']:.3f}]"
-            status = f"recovered at {_short(c['recovered_at'])}" if isinstance(c["recovered_at"], str) else "present"
+            status = (
+                f"recovered at {_short(c['recovered_at'])}"
+                if isinstance(c["recovered_at"], str)
+                else "present"
+            )
             if c["environment_shift"]:
                 status += ", probable environment shift"
             lines.append(
@@ -49,7 +53,9 @@ def history_text(h: History, width: int = 120) -> str:
     if len(h.outliers):
         lines += ["", "outlier runs (one-commit excursions, not changes):"]
         for _, o in h.outliers.iterrows():
-            lines.append(f"  {str(o['benchmark'])[:60]:<60} {_short(o['commit'])}  x{o['ratio']:.3f}")
+            lines.append(
+                f"  {str(o['benchmark'])[:60]:<60} {_short(o['commit'])}  x{o['ratio']:.3f}"
+            )
     for f in h.warnings:
         lines.append(f"{f.severity}: {f.message}")
     return "\n".join(lines) + "\n"

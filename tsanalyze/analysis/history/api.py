@@ -19,6 +19,7 @@ the Royal Statistical Society B* 57(1), 289–300. doi:10.1111/j.2517-6161.1995.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import Counter
 from collections.abc import Sequence
@@ -152,7 +153,7 @@ def _is_drift(x: np.ndarray, sd: np.ndarray, lo: int, cps: list[int], hi: int) -
     rss_line = float(np.sum(w * (seg - np.polyval(coef, t)) ** 2))
     bounds = [lo, *cps, hi]
     fit = np.empty_like(seg)
-    for a, b in zip(bounds[:-1], bounds[1:], strict=True):
+    for a, b in itertools.pairwise(bounds):
         fit[a - lo : b - lo] = float(huber_levels(x[a:b], sd[a:b]))
     rss_steps = float(np.sum(w * (seg - fit) ** 2))
     # the steps have len(cps) + 1 levels and the positions: the line has 2 parameters
@@ -260,7 +261,7 @@ def history(
         ]
         # outlier runs: one-commit excursions from their segment's level
         level = np.empty_like(s.x)
-        for a, b in zip(bounds[:-1], bounds[1:], strict=True):
+        for a, b in itertools.pairwise(bounds):
             level[a:b] = float(huber_levels(s.x[a:b], det.sd[a:b])) if b > a else np.nan
         if not det.degenerate:
             z = (s.x - level) / det.sd

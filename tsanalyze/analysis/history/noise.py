@@ -155,9 +155,7 @@ def fit_noise(
     return NoiseModel(math.sqrt(max(var_a, 0.0)), phi, math.sqrt(max(var_b, 0.0)), white, k_max)
 
 
-def simulate_noise(
-    model: NoiseModel, n_sims: int, rng: np.random.Generator
-) -> Float64Array:
+def simulate_noise(model: NoiseModel, n_sims: int, rng: np.random.Generator) -> Float64Array:
     """Draw ``n_sims`` null series (no change) of the model's length, one per row.
 
     The wander starts from its stationary distribution; the white part is Gaussian with
