@@ -165,8 +165,12 @@ class SeriesDetector:
         valid = np.zeros(length - 1, dtype=bool)
         valid[self.min_seg - 1 : length - self.min_seg] = True
         top = float(np.max(np.where(valid, prof, -np.inf)))
-        model = dataclasses.replace(self.model, white_var=self.model.white_var[lo:hi])
-        noise = simulate_noise(model, n_boot, self.rng)
+        if self.null is not None:
+            # the predictive null rows: noise that carries the uncertainty of the fit
+            noise = self.null[:n_boot, lo:hi]
+        else:
+            model = dataclasses.replace(self.model, white_var=self.model.white_var[lo:hi])
+            noise = simulate_noise(model, n_boot, self.rng)
         base = np.where(left, lev_l, lev_r)
         xb = base + noise
         sb = scan(xb, sd, min_seg=self.min_seg)
