@@ -85,8 +85,13 @@ def test_shared_step_is_an_environment_shift() -> None:
     rng = np.random.default_rng(5)
     names = [f"b{i}" for i in range(6)]
     df = simulate_history(120, names, changes=[SimulatedChange(b, 60, 0.85) for b in names],
+                          spikes=[(b, 30, 1.4) for b in names] + [("b0", 90, 1.4)],
                           rng=rng)  # fmt: skip
     h = tsanalyze.history(df, seed=3)
+    env = h.outliers[h.outliers["environment"]]
+    assert set(env["commit"]) == {_h(30)} and len(env) >= 5
+    assert _h(90) in set(h.outliers.loc[~h.outliers["environment"], "commit"])
+    assert "environment-outliers" in h.warning_codes
     assert len(h.changes) >= 5
     assert h.changes["environment_shift"].all()
     assert "environment-shift" in h.warning_codes

@@ -10,6 +10,9 @@ from tsanalyze.analysis.history import History
 
 __all__ = ["history_json", "history_text"]
 
+#: benchmarks listed with their outlier runs in the terminal (all are in the JSON)
+MAX_OUTLIER_LINES = 20
+
 
 def _short(commit: str) -> str:
     return commit[:10]
@@ -51,11 +54,23 @@ def history_text(h: History, width: int = 120) -> str:
                 f"{_commits(list(c['commits'])):<28} {ci:<24} {c['direction']:<11} {status}"
             )
     if len(h.outliers):
-        lines += ["", "outlier runs (one-commit excursions, not changes):"]
-        for _, o in h.outliers.iterrows():
-            lines.append(
-                f"  {str(o['benchmark'])[:60]:<60} {_short(o['commit'])}  x{o['ratio']:.3f}"
-            )
+        env = h.outliers[h.outliers["environment"].astype(bool)]
+        own = h.outliers[~h.outliers["environment"].astype(bool)]
+        if len(env):
+            commits = list(dict.fromkeys(env["commit"]))
+            lines += ["", f"environment outliers: {len(commits)} commits where most benchmarks "
+                      f"were off at once: {', '.join(_short(c) for c in commits[:8])}"
+                      + (" ..." if len(commits) > 8 else "")]  # fmt: skip
+        if len(own):
+            per = own.groupby("benchmark", sort=False).size().sort_values(ascending=False)
+            lines += ["", "outlier runs (one-commit excursions, not changes):"]
+            for name, count in per.head(MAX_OUTLIER_LINES).items():
+                g = own[own["benchmark"] == name]
+                worst = g.iloc[int(g["z"].abs().to_numpy().argmax())]
+                lines.append(f"  {str(name)[:60]:<60} {count:>4} run(s), largest "
+                             f"x{worst['ratio']:.3f} at {_short(worst['commit'])}")  # fmt: skip
+            if len(per) > MAX_OUTLIER_LINES:
+                lines.append(f"  ... and {len(per) - MAX_OUTLIER_LINES} more benchmarks")
     for f in h.warnings:
         lines.append(f"{f.severity}: {f.message}")
     return "\n".join(lines) + "\n"

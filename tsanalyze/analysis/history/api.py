@@ -42,7 +42,9 @@ CHANGE_COLUMNS = (
     "benchmark", "machine", "env", "kind", "commit", "commits", "ratio", "ci_low", "ci_high",
     "direction", "p_value", "q_value", "recovered_at", "environment_shift", "position",
 )  # fmt: skip
-OUTLIER_COLUMNS = ("benchmark", "machine", "env", "commit", "ratio", "z")
+OUTLIER_COLUMNS = ("benchmark", "machine", "env", "commit", "ratio", "z", "environment")
+#: share of a series' commits beyond which its outliers are called regime switching
+REGIME_SHARE = 0.05
 #: two-sided family-wise level of the outlier-run test within one series
 OUTLIER_LEVEL = 0.01
 #: first-pass p-value below which the noise is refitted without the suspected step
@@ -269,12 +271,15 @@ def history(
             for i in np.flatnonzero(np.abs(z) > zc):
                 out_rows.append({"benchmark": s.benchmark, "machine": s.machine, "env": s.env,
                                  "commit": s.commits[i], "ratio": math.exp(s.x[i] - level[i]),
-                                 "z": float(z[i])})  # fmt: skip
+                                 "z": float(z[i]), "environment": False})  # fmt: skip
         rows += _series_changes(s, det, located, cps, bounds, level, float(q0), full, full_list)
     changes = pd.DataFrame(rows, columns=list(CHANGE_COLUMNS))
     changes["recovered_at"] = changes["recovered_at"].astype(object)
     changes.loc[changes["recovered_at"].isna(), "recovered_at"] = None
-    _mark_environment(changes, pd.DataFrame(series_rows))
+    series_frame = pd.DataFrame(series_rows)
+    _mark_environment(changes, series_frame)
+    outliers = pd.DataFrame(out_rows, columns=list(OUTLIER_COLUMNS))
+    findings += _outlier_findings(outliers, series_frame)
     if not changes.empty:
         size = np.abs(np.log(changes["ratio"].to_numpy(dtype=float)))
         order = np.lexsort((-size, changes["recovered_at"].notna().to_numpy()))
@@ -286,8 +291,8 @@ def history(
                                     "machine or environment changed, not the code"))  # fmt: skip
     return History(
         changes=changes,
-        outliers=pd.DataFrame(out_rows, columns=list(OUTLIER_COLUMNS)),
-        series=pd.DataFrame(series_rows),
+        outliers=outliers,
+        series=series_frame,
         fdr=fdr,
         warnings=tuple(findings),
     )
@@ -360,3 +365,33 @@ def _mark_environment(changes: pd.DataFrame, series: pd.DataFrame) -> None:
         if shared:
             hit = g["commits"].map(lambda cs, sh=shared: bool(sh & set(cs)))
             changes.loc[g.index[hit.to_numpy()], "environment_shift"] = True
+
+
+def _outlier_findings(outliers: pd.DataFrame, series: pd.DataFrame) -> list[Finding]:
+    """Mark outlier runs shared by at least half (and 3) of the series of their machine
+    and env at one commit as environmental, and say which series switch between regimes
+    (more than 5% of their commits are outliers): the machine behind one name varies."""
+    out: list[Finding] = []
+    if outliers.empty:
+        return out
+    sizes = series.groupby(["machine", "env"]).size()
+    n_env_commits = 0
+    for (machine, env), g in outliers.groupby(["machine", "env"]):
+        need = max(3, math.ceil(SHARED_SHARE * int(sizes.get((machine, env), 0))))
+        counts = g["commit"].value_counts()
+        shared = set(counts.index[counts >= need])
+        n_env_commits += len(shared)
+        outliers.loc[g.index[g["commit"].isin(shared).to_numpy()], "environment"] = True
+    if n_env_commits:
+        out.append(Finding("environment-outliers", f"{n_env_commits} commits are outliers in most "
+                           "benchmarks of their machine at once: that run's machine or "
+                           "environment differed, not the code"))  # fmt: skip
+    per = outliers.groupby(["benchmark", "machine", "env"]).size()
+    n = series.set_index(["benchmark", "machine", "env"])["commits"]
+    regime = [k for k, c in per.items() if c > REGIME_SHARE * max(int(n.get(k, 1)), 1)]
+    if regime:
+        out.append(Finding("regime-switching", f"{len(regime)} series have outlier runs at more "
+                           f"than {REGIME_SHARE:.0%} of their commits: their runs switch between "
+                           "levels (several machines under one name?); changes there are less "
+                           "certain than stated"))  # fmt: skip
+    return out
