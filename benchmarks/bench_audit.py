@@ -14,11 +14,10 @@ Timings are wall-clock on a shared machine; other processes inflate them.
 from __future__ import annotations
 
 import functools
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from _timing import best
 
 from tsanalyze.analysis.audit import audit
 from tsanalyze.io.audit_input import read_audit_input
@@ -28,14 +27,6 @@ from tsanalyze.stats.timer import timer_check
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def best(fn: Callable[[], object], repeat: int = 5) -> float:
-    """Best wall-clock seconds of ``repeat`` calls."""
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def main() -> None:

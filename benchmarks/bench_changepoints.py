@@ -17,23 +17,14 @@ Timings are wall-clock on a shared 2-core machine; other processes inflate them.
 from __future__ import annotations
 
 import sys
-import time
-from collections.abc import Callable
+
+from _timing import best as best_of
 
 from tsanalyze.analysis.steady_state import steady_state
 from tsanalyze.datasets import simulate_series
 from tsanalyze.stats.changepoints import _numba
 from tsanalyze.stats.changepoints._edm_compat import edm_compat
 from tsanalyze.stats.changepoints.api import changepoints
-
-
-def best_of(func: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def main() -> None:

@@ -15,23 +15,12 @@ Timings are wall-clock on a shared machine; other processes inflate them.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-
 import numpy as np
+from _timing import best
 
 from tsanalyze.analysis.compare import compare, compare_runs
 from tsanalyze.datasets import simulate_run, simulate_series
 from tsanalyze.stats.two_sample import mann_whitney
-
-
-def best(fn: Callable[[], object], repeat: int = 3) -> float:
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def main() -> None:

@@ -6,7 +6,7 @@ of three wall-clock times. Timings on a shared machine are inflated by other loa
 
 from __future__ import annotations
 
-import time
+from _timing import best as _best
 
 from tsanalyze.datasets import simulate_series
 from tsanalyze.stats.autocorrelation import autocorrelation
@@ -17,13 +17,6 @@ N = 1_000_000
 TARGET_S = 5.0
 
 
-def _best(f, repeat: int = 3) -> float:  # type: ignore[no-untyped-def]
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def main() -> None:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from _helpers import benchstat_table, go_bench
 from hypothesis import given, settings
 from hypothesis import strategies as hst
 from scipy import stats
@@ -21,31 +21,6 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 
 
 # ------------------------------------------------------------------ tiny local parsers
-
-
-def go_bench(path: Path) -> dict[str, np.ndarray]:
-    """Go benchmark lines -> {name without -P: ns/op values}."""
-    out: dict[str, list[float]] = {}
-    pat = re.compile(r"^Benchmark(\S+?)(?:-\d+)?\s+\d+\s+([\d.e+]+) ns/op")
-    for line in path.read_text().splitlines():
-        m = pat.match(line)
-        if m:
-            out.setdefault(m.group(1), []).append(float(m.group(2)))
-    return {k: np.array(v) for k, v in out.items()}
-
-
-def benchstat_changes(path: Path) -> dict[str, tuple[float | None, float]]:
-    """sec/op table of a benchstat golden output: name -> (% change or None for ~, p)."""
-    rows: dict[str, tuple[float | None, float]] = {}
-    pat = re.compile(r"^(\S+?)-\d+\s+\S+ ± \S+\s+\S+ ± \S+\s+(~|[+-][\d.]+%) \(p=([\d.]+) n=\d+\)")
-    for line in path.read_text().splitlines():
-        if line.startswith("geomean"):
-            break
-        m = pat.match(line)
-        if m:
-            change = None if m.group(2) == "~" else float(m.group(2)[:-1])
-            rows[m.group(1)] = (change, float(m.group(3)))
-    return rows
 
 
 def pyperf_values(path: Path) -> dict[str, np.ndarray]:
@@ -63,7 +38,11 @@ def pyperf_values(path: Path) -> dict[str, np.ndarray]:
 
 CRC_OLD = go_bench(DATA / "benchstat" / "crc-old.txt")
 CRC_NEW = go_bench(DATA / "benchstat" / "crc-new.txt")
-CRC_ROWS = benchstat_changes(DATA / "benchstat" / "crcIgnore.stdout")
+# name -> (% change or None for "~", p) as printed
+CRC_ROWS = {
+    k: (change, p)
+    for k, (_, _, change, p) in benchstat_table(DATA / "benchstat" / "crcIgnore.stdout").items()
+}
 
 
 def test_benchstat_rows_parsed() -> None:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 from pathlib import Path
 from typing import Any
 
@@ -67,23 +66,13 @@ def _document(data: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
 
 
 def _same(now: Any, before: Any, where: str) -> None:
-    if isinstance(before, dict):
-        assert isinstance(now, dict), where
-        assert list(now) == list(before), f"{where}: keys {list(now)} != {list(before)}"
-        for k in before:
-            _same(now[k], before[k], f"{where}.{k}")
-    elif isinstance(before, list):
-        assert isinstance(now, list) and len(now) == len(before), f"{where}: {now} != {before}"
-        for i, (a, b) in enumerate(zip(now, before, strict=True)):
-            _same(a, b, f"{where}[{i}]")
-    elif isinstance(before, float) and isinstance(now, float):
-        # identical in practice; 1e-12 leaves room only for an FFT's last bit on another
-        # platform, never for a different resample or a different rule
-        assert math.isclose(now, before, rel_tol=1e-12, abs_tol=1e-300), (
-            f"{where}: {now!r} != {before!r}"
-        )
-    else:
-        assert now == before, f"{where}: {now!r} != {before!r}"
+    # imported here: tests/ is on the path under pytest, not when this file is run as a
+    # script to regenerate the golden file
+    from _helpers import assert_same_json
+
+    # identical in practice; 1e-12 leaves room only for an FFT's last bit on another
+    # platform, never for a different resample or a different rule
+    assert_same_json(now, before, rel_tol=1e-12, abs_tol=1e-300, path=where)
 
 
 @pytest.mark.parametrize("name", list(_cases()))

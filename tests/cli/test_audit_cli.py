@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import math
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _helpers import assert_same_json
 from typer.testing import CliRunner
 
 from tsanalyze.cli.app import app
@@ -30,22 +30,10 @@ def _relative_sources(doc: Any) -> Any:
     return doc
 
 
-def _approx_equal(a: Any, b: Any, path: str = "$") -> None:
+def _approx_equal(a: Any, b: Any) -> None:
     """Structural equality with a relative tolerance on floats (scipy versions differ in
-    the last bits)."""
-    if isinstance(a, float) or isinstance(b, float):
-        assert isinstance(a, (int, float)) and isinstance(b, (int, float)), path
-        assert math.isclose(a, b, rel_tol=1e-7, abs_tol=1e-300), f"{path}: {a} != {b}"
-    elif isinstance(a, dict):
-        assert isinstance(b, dict) and set(a) == set(b), f"{path}: keys differ"
-        for k in a:
-            _approx_equal(a[k], b[k], f"{path}.{k}")
-    elif isinstance(a, list):
-        assert isinstance(b, list) and len(a) == len(b), f"{path}: lengths differ"
-        for i, (x, y) in enumerate(zip(a, b, strict=True)):
-            _approx_equal(x, y, f"{path}[{i}]")
-    else:
-        assert a == b, f"{path}: {a!r} != {b!r}"
+    the last bits); keys in any order."""
+    assert_same_json(a, b, rel_tol=1e-7, abs_tol=1e-300, ordered_keys=False)
 
 
 def test_seed004_table_exits_1_and_names_the_timer_row() -> None:

@@ -48,6 +48,14 @@ def _good_table(tmp_path: Path) -> tuple[pa.Table, dict]:
     return t, meta
 
 
+def _with_cell(table: pa.Table, column: str, row: int, value: object) -> pa.Table:
+    """``table`` with one cell of ``column`` replaced (keeping the column's type)."""
+    values = table.column(column).to_pylist()
+    values[row] = value
+    i = table.schema.get_field_index(column)
+    return table.set_column(i, column, pa.array(values, table.schema.field(i).type))
+
+
 def test_round_trip_every_column_and_metadata_key(tmp_path: Path) -> None:
     frame, meta = _sim(3)
     frame = frame.copy()
@@ -163,9 +171,7 @@ def test_error_wrong_dtype(tmp_path: Path) -> None:
 @pytest.mark.parametrize("bad, needle", [(None, "null at row 3"), (float("nan"), "not finite"), (float("inf"), "not finite")])
 def test_error_null_or_non_finite_time(tmp_path: Path, bad, needle) -> None:
     t, meta = _good_table(tmp_path)
-    ns = t.column("ns").to_pylist()
-    ns[3] = bad
-    t = t.set_column(t.schema.get_field_index("ns"), "ns", pa.array(ns, pa.float64()))
+    t = _with_cell(t, "ns", 3, bad)
     p = _raw_write(tmp_path / "bad.parquet", t, meta)
     _err(p, "bad.parquet", "column ns", needle)
 
@@ -173,27 +179,21 @@ def test_error_null_or_non_finite_time(tmp_path: Path, bad, needle) -> None:
 @pytest.mark.parametrize("bad", [0.0, -5.0])
 def test_error_zero_or_negative_time(tmp_path: Path, bad: float) -> None:
     t, meta = _good_table(tmp_path)
-    ns = t.column("ns").to_pylist()
-    ns[7] = bad
-    t = t.set_column(t.schema.get_field_index("ns"), "ns", pa.array(ns, pa.float64()))
+    t = _with_cell(t, "ns", 7, bad)
     p = _raw_write(tmp_path / "neg.parquet", t, meta)
     _err(p, "neg.parquet", "column ns", "row 7", "not > 0")
 
 
 def test_error_evals_below_one(tmp_path: Path) -> None:
     t, meta = _good_table(tmp_path)
-    ev = t.column("evals").to_pylist()
-    ev[5] = 0
-    t = t.set_column(t.schema.get_field_index("evals"), "evals", pa.array(ev, pa.int64()))
+    t = _with_cell(t, "evals", 5, 0)
     p = _raw_write(tmp_path / "ev.parquet", t, meta)
     _err(p, "ev.parquet", "column evals", "row 5", "not a whole number from 1 to")
 
 
 def test_error_duplicate_sample(tmp_path: Path) -> None:
     t, meta = _good_table(tmp_path)
-    s = t.column("sample").to_pylist()
-    s[1] = s[0]
-    t = t.set_column(t.schema.get_field_index("sample"), "sample", pa.array(s, pa.int64()))
+    t = _with_cell(t, "sample", 1, t.column("sample")[0].as_py())
     p = _raw_write(tmp_path / "dup.parquet", t, meta)
     _err(p, "dup.parquet", "duplicate (run, benchmark, sample)", "rows 0 and 1")
 

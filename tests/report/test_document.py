@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import math
 import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _helpers import assert_same_json
 
 from tsanalyze.analysis.runset import RunAnalysis, analyze
 from tsanalyze.datasets import simulate_run
@@ -21,22 +21,7 @@ REGEN = os.environ.get("TSANALYZE_REGEN_GOLDEN") == "1"
 def assert_matches(actual: Any, expected: Any, path: str = "$") -> None:
     """Same structure and strings; numbers equal to 1e-6 relative (float noise across
     platforms), so a changed number, key or type fails."""
-    if isinstance(expected, dict):
-        assert isinstance(actual, dict), path
-        assert list(actual) == list(expected), f"{path}: keys differ"
-        for k in expected:
-            assert_matches(actual[k], expected[k], f"{path}.{k}")
-    elif isinstance(expected, list):
-        assert isinstance(actual, list) and len(actual) == len(expected), f"{path}: length differs"
-        for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
-            assert_matches(a, e, f"{path}[{i}]")
-    elif isinstance(expected, float) and not isinstance(expected, bool):
-        assert isinstance(actual, (int, float)), path
-        assert math.isclose(actual, expected, rel_tol=1e-6, abs_tol=1e-9), (
-            f"{path}: {actual} != {expected}"
-        )
-    else:
-        assert actual == expected, f"{path}: {actual!r} != {expected!r}"
+    assert_same_json(actual, expected, rel_tol=1e-6, abs_tol=1e-9, path=path)
 
 
 def check_golden(name: str, document: dict[str, Any]) -> None:

@@ -7,11 +7,11 @@ import warnings
 
 import numpy as np
 import pytest
+from _helpers import ar1 as _ar1
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tsanalyze
-from tsanalyze.datasets import simulate_series
 from tsanalyze.errors import NotEnoughData
 from tsanalyze.stats.autocorrelation import (
     Autocorrelation,
@@ -23,10 +23,6 @@ from tsanalyze.stats.autocorrelation import (
     subsession_block_size,
     subsession_size,
 )
-
-
-def _ar1(n: int, phi: float, seed: int) -> np.ndarray:
-    return simulate_series(n, noise="gaussian", phi=phi, scale=0.01, rng=seed).x
 
 
 def _sm_acf(x: np.ndarray, nlags: int, alpha: float) -> tuple[np.ndarray, np.ndarray]:

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 import pytest
+from _helpers import ar1 as _ar1
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from tsanalyze.datasets import simulate_series
 from tsanalyze.errors import NotEnoughData
 from tsanalyze.stats.bootstrap import (
     BootstrapCI,
@@ -19,11 +20,6 @@ from tsanalyze.stats.bootstrap import (
     resample_indices,
     student_factor,
 )
-
-
-def _ar1(n: int, phi: float, seed: int) -> np.ndarray:
-    return simulate_series(n, noise="gaussian", phi=phi, scale=0.01, rng=seed).x
-
 
 # ----------------------------------------------------------------------- scipy agreement
 
@@ -139,32 +135,20 @@ def test_m_out_of_n_rescaling_matches_full_bootstrap() -> None:
 
 def test_mean_variance_calibration() -> None:
     x = _ar1(1000, 0.6, seed=12)
-    plain = bootstrap_ci(x, np.median, kind="stationary", block_length=10.0, n_resamples=300, rng=4)
+    # the same stationary bootstrap of the median throughout; only mean_variance varies
+    median_ci = functools.partial(
+        bootstrap_ci, x, np.median, kind="stationary", block_length=10.0, n_resamples=300, rng=4
+    )
+    plain = median_ci()
     assert plain.calibration == 1.0
     # a trusted var(mean) four times the bootstrap's widens the replicates by 2
     vb = bootstrap_ci(x, np.mean, kind="stationary", block_length=10.0, n_resamples=300, rng=4)
-    wide = bootstrap_ci(
-        x,
-        np.median,
-        kind="stationary",
-        block_length=10.0,
-        n_resamples=300,
-        rng=4,
-        mean_variance=4 * vb.standard_error**2,
-    )
+    wide = median_ci(mean_variance=4 * vb.standard_error**2)
     assert wide.calibration == pytest.approx(2.0, rel=1e-9)
     assert "block-bootstrap-calibrated" in wide.warning_codes
     assert wide.ci_high - wide.ci_low == pytest.approx(2 * (plain.ci_high - plain.ci_low), rel=1e-9)
     # never narrower, capped at 3, and ignored for i.i.d. resampling
-    small = bootstrap_ci(
-        x,
-        np.median,
-        kind="stationary",
-        block_length=10.0,
-        n_resamples=300,
-        rng=4,
-        mean_variance=1e-12,
-    )
+    small = median_ci(mean_variance=1e-12)
     assert small.calibration == 1.0 and (small.ci_low, small.ci_high) == (
         plain.ci_low,
         plain.ci_high,
@@ -195,7 +179,11 @@ def test_mean_variance_blocks_add_the_student_factor() -> None:
     mv = 4 * vb.standard_error**2
     wide = bootstrap_ci(x, np.median, mean_variance=mv, **kw)  # type: ignore[arg-type]
     wider = bootstrap_ci(
-        x, np.median, mean_variance=mv, mean_variance_blocks=12, **kw  # type: ignore[arg-type]
+        x,
+        np.median,
+        mean_variance=mv,
+        mean_variance_blocks=12,
+        **kw,  # type: ignore[arg-type]
     )
     t = stats.t.ppf(0.975, 11) / stats.norm.ppf(0.975)
     assert wider.calibration == pytest.approx(2.0 * t, rel=1e-9)

@@ -160,15 +160,14 @@ def test_seed003_worked_example_to_the_printed_digits() -> None:
     assert r.warnings[0].severity == "serious"
 
 
-def test_criterion_classification_thresholds() -> None:
-    # criterion Criterion.Analysis.outlierVariance: < 0.01 no, < 0.1 slight, < 0.5 moderate
-    assert classify_outlier_fraction(0.0) == "unaffected"
-    assert classify_outlier_fraction(0.00999) == "unaffected"
-    assert classify_outlier_fraction(0.01) == "slight"
-    assert classify_outlier_fraction(0.0999) == "slight"
-    assert classify_outlier_fraction(0.1) == "moderate"
-    assert classify_outlier_fraction(0.4999) == "moderate"
-    assert classify_outlier_fraction(0.5) == "severe"
+# criterion Criterion.Analysis.outlierVariance: < 0.01 no, < 0.1 slight, < 0.5 moderate
+@pytest.mark.parametrize(
+    ("fraction", "label"),
+    [(0.0, "unaffected"), (0.00999, "unaffected"), (0.01, "slight"), (0.0999, "slight"),
+     (0.1, "moderate"), (0.4999, "moderate"), (0.5, "severe")],
+)  # fmt: skip
+def test_criterion_classification_thresholds(fraction: float, label: str) -> None:
+    assert classify_outlier_fraction(fraction) == label
 
 
 def _blocks(

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _helpers import go_bench
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import binom
@@ -16,16 +17,6 @@ from tsanalyze.errors import NotEnoughData
 from tsanalyze.stats.quantiles import order_statistic_ranks, quantile_ci
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "benchstat"
-
-
-def _values(path: Path, unit: str) -> dict[str, list[float]]:
-    out: dict[str, list[float]] = {}
-    with path.open(encoding="utf-8") as fh:
-        for line in fh:
-            m = re.match(r"Benchmark(\S+?)-\d+\s+\d+\s+.*?([\d.]+) " + re.escape(unit), line)
-            if m:
-                out.setdefault(m.group(1), []).append(float(m.group(2)))
-    return out
 
 
 def _golden_rows() -> list[tuple[str, str, str, str]]:
@@ -47,8 +38,8 @@ def test_benchstat_crcignore_plus_minus_reproduced() -> None:
     # benchstat testdata crcIgnore golden output (golang/perf 712aea8b, BSD-3-Clause)
     rows = _golden_rows()
     assert len(rows) == 72  # 36 benchmarks x (sec/op, B/s)
-    olds = {u: _values(DATA / "crc-old.txt", u) for u in ("ns/op", "MB/s")}
-    news = {u: _values(DATA / "crc-new.txt", u) for u in ("ns/op", "MB/s")}
+    olds = {u: go_bench(DATA / "crc-old.txt", u) for u in ("ns/op", "MB/s")}
+    news = {u: go_bench(DATA / "crc-new.txt", u) for u in ("ns/op", "MB/s")}
     mismatches = []
     for unit, name, old_pct, new_pct in rows:
         for vals, pct in ((olds[unit][name], old_pct), (news[unit][name], new_pct)):
@@ -60,7 +51,7 @@ def test_benchstat_crcignore_plus_minus_reproduced() -> None:
 
 def test_benchstat_crc_first_row_exact_values() -> None:
     # crcIgnore golden output, first row: 46.55n ± 9% (old), 44.40n ± 2% (new)
-    old = _values(DATA / "crc-old.txt", "ns/op")["CRC32/poly=IEEE/size=15/align=0"]
+    old = go_bench(DATA / "crc-old.txt", "ns/op")["CRC32/poly=IEEE/size=15/align=0"]
     q = quantile_ci(old)
     assert q.estimate == pytest.approx(46.55)
     # n = 10 at 95%: orders 2 and 9 (exact binomial search), coverage 97.85%

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
 from pathlib import Path
 
 import numpy as np
 import pytest
+from _helpers import benchstat_table, go_bench
 from hypothesis import given, settings
 from hypothesis import strategies as hst
 from scipy import stats
@@ -18,34 +18,6 @@ from tsanalyze.stats import two_sample as ts
 from tsanalyze.stats.summary_tests import ci_overlap
 
 DATA = Path(__file__).resolve().parents[1] / "data"
-
-
-def go_bench(path: Path, unit: str = "ns/op") -> dict[str, np.ndarray]:
-    """Tiny parser of Go benchmark lines: name -> values of ``unit`` (name without -P)."""
-    out: dict[str, list[float]] = {}
-    pat = re.compile(r"^Benchmark(\S+?)(?:-\d+)?\s+\d+\s+(.*)$")
-    for line in path.read_text().splitlines():
-        m = pat.match(line)
-        if not m:
-            continue
-        fields = m.group(2).split()
-        for v, u in zip(fields[::2], fields[1::2], strict=False):
-            if u == unit:
-                out.setdefault(m.group(1), []).append(float(v))
-    return {k: np.array(v) for k, v in out.items()}
-
-
-def benchstat_rows(path: Path) -> dict[str, tuple[str, str, float]]:
-    """The sec/op table of a benchstat golden output: name -> (old median, new median, p)."""
-    rows: dict[str, tuple[str, str, float]] = {}
-    pat = re.compile(r"^(\S+?)-\d+\s+(\S+) ± \S+\s+(\S+) ± \S+\s+.*\(p=([\d.]+) n=\d+\)")
-    for line in path.read_text().splitlines():
-        if line.startswith("geomean"):
-            break  # first table (sec/op) only
-        m = pat.match(line)
-        if m:
-            rows[m.group(1)] = (m.group(2), m.group(3), float(m.group(4)))
-    return rows
 
 
 def _si(text: str) -> float:
@@ -59,7 +31,11 @@ def _si(text: str) -> float:
 
 CRC_OLD = go_bench(DATA / "benchstat" / "crc-old.txt")
 CRC_NEW = go_bench(DATA / "benchstat" / "crc-new.txt")
-CRC_GOLDEN = benchstat_rows(DATA / "benchstat" / "crcIgnore.stdout")
+# name -> (old median, new median, p) as printed
+CRC_GOLDEN = {
+    k: (old, new, p)
+    for k, (old, new, _, p) in benchstat_table(DATA / "benchstat" / "crcIgnore.stdout").items()
+}
 
 
 def test_crc_golden_parsed_completely() -> None:

@@ -41,7 +41,7 @@ import statistics
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal, cast, get_args
 
@@ -137,17 +137,8 @@ class Calibration:
     kernel_relative_difference: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the calibration as JSON-ready builtins."""
-        return {
-            "hz": self.hz,
-            "method": self.method,
-            "reference": self.reference,
-            "window_s": self.window_s,
-            "relative_error": self.relative_error,
-            "kernel_hz": self.kernel_hz,
-            "kernel_hz_source": self.kernel_hz_source,
-            "kernel_relative_difference": self.kernel_relative_difference,
-        }
+        """Return the calibration as JSON-ready builtins (every field, by name)."""
+        return asdict(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,16 +180,8 @@ class TimerProperties:
     n_pairs: int
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the metadata ``timer`` section."""
-        return {
-            "overhead_ticks_min": self.overhead_ticks_min,
-            "overhead_ticks_median": self.overhead_ticks_median,
-            "overhead_ns": self.overhead_ns,
-            "overhead_ns_median": self.overhead_ns_median,
-            "precision_ns": self.precision_ns,
-            "accuracy_ns": self.accuracy_ns,
-            "n_pairs": self.n_pairs,
-        }
+        """Return the metadata ``timer`` section (every field, by name)."""
+        return asdict(self)
 
 
 @dataclass(slots=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from tsanalyze.errors import InvalidArgumentError
@@ -186,19 +186,8 @@ class EvalsChoice:
     oracle_evals: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """Return JSON-ready builtins."""
-        return {
-            "evals": self.evals,
-            "t_hat_ns": self.t_hat_ns,
-            "j": self.j,
-            "i_measured": self.i_measured,
-            "tau_prec": self.tau_prec,
-            "tau_acc": self.tau_acc,
-            "a": self.a,
-            "b": self.b,
-            "min_sample_ns": self.min_sample_ns,
-            "oracle_evals": self.oracle_evals,
-        }
+        """Return JSON-ready builtins (every field, by name)."""
+        return asdict(self)
 
 
 def choose_evals(

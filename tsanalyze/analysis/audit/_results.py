@@ -42,14 +42,8 @@ class AuditFinding:
     numbers: dict[str, Any]
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "other": self.other,
-            "code": self.code,
-            "severity": self.severity,
-            "message": self.message,
-            "numbers": to_builtin(self.numbers),
-        }
+        """Every field, by name, as JSON-ready builtins."""
+        return to_builtin(self)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
