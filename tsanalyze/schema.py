@@ -14,7 +14,9 @@ Version history
 1 (2026-11)
     First version: columns ``benchmark, run, round, position, sample, evals, ticks,
     start_ticks, ns, work``; metadata ``schema_version, run, created_utc, clock, timer,
-    host, target, collector, source, user``.
+    host, target, collector, source, user``. Optional history keys ``commit,
+    commit_time, branch, machine, env`` (issue 25) were added within version 1: they are
+    optional, so files without them stay valid and older readers ignore them.
 
 Readers accept every version listed here; writers write :data:`SCHEMA_VERSION`. When
 a version is added, add an upgrade step to :data:`UPGRADES` that turns a table and
@@ -142,6 +144,14 @@ def _utc_timestamp(v: Any) -> str | None:
     return "must be an ISO 8601 UTC timestamp such as 2026-11-22T10:00:00Z"
 
 
+def _iso_timestamp(v: Any) -> str | None:
+    if isinstance(v, str) and re.fullmatch(
+        r"\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)", v
+    ):
+        return None
+    return "must be an ISO 8601 timestamp with a zone, such as 2026-11-22T10:00:00+01:00"
+
+
 def _clock_source(v: Any) -> str | None:
     if v in CLOCK_SOURCES:
         return None
@@ -207,6 +217,16 @@ METADATA: tuple[MetaKey, ...] = (
     MetaKey("source.version", (str,), "", "that tool's version, if known"),
     MetaKey("source.file", (str,), "", "path of the original file"),
     MetaKey("user", (dict,), "", "free user tags"),
+    # history (issue 25): where in a project's history the run was made
+    MetaKey("commit", (str,), "", "version-control commit measured (full hash when known)",
+            False, _non_empty_str),
+    MetaKey("commit_time", (str,), "", "the commit's time (ISO 8601 with a zone); orders a "
+            "history, unlike created_utc", False, _iso_timestamp),
+    MetaKey("branch", (str,), "", "branch the commit was measured on", False, _non_empty_str),
+    MetaKey("machine", (str,), "", "the machine the run ran on (a name or fingerprint)",
+            False, _non_empty_str),
+    MetaKey("env", (str,), "", "the software environment (interpreter, dependencies)",
+            False, _non_empty_str),
 )
 _BY_PATH = {k.path: k for k in METADATA}
 
