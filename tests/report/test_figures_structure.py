@@ -18,8 +18,14 @@ def test_drift_line_and_finding_once() -> None:
     x = simulate_series(1000, noise="gaussian", scale=0.01, drift=0.02, rng=3).x
     s = analyze_series(x, benchmark="b", run="r", rng=1)
     assert s.drift is not None and s.classification == "no steady state"
-    codes = [f.code for f in series_findings(s)]
-    assert codes.count("drift") == 1 and codes.count("no-steady-state") == 1
+    found = series_findings(s)
+    codes = [f.code for f in found]
+    # said once: the serious no-stable-segment sentence carries the drift's size; the
+    # change points' "drift" and the steady state's "no-steady-state" would repeat it
+    assert codes.count("no-stable-segment") == 1
+    assert "drift" not in codes and "no-steady-state" not in codes
+    (said,) = [f for f in found if f.code == "no-stable-segment"]
+    assert "drifts by +" in said.message and "per 1000 samples" in said.message
     d = run_sequence_data(s, "b")
     assert d.drift is not None
     x0, y0, x1, y1 = d.drift

@@ -32,6 +32,11 @@ _REPLACED = frozenset(
 )
 
 
+def _signed_percent(fraction: float) -> str:
+    text = format_percent(fraction)
+    return text if text.startswith(("-", "–")) else "+" + text
+
+
 def _changepoint_list(locations: Sequence[int], shown: int = 6) -> str:
     if not locations:
         return "no change point"
@@ -44,7 +49,8 @@ def _steady(s: SeriesAnalysis, codes: set[str]) -> list[Finding]:
     out: list[Finding] = []
     if not s.stable and s.classification != "raw":  # searched, and nothing settled
         why = (
-            "the level drifts through the run"
+            f"the level drifts by {_signed_percent(s.drift.total_change)} over the run "
+            f"({_signed_percent(s.drift.slope_per_1000)} per 1000 samples)"
             if s.drift is not None
             else f"no phase holds more than half of the {s.n} samples "
             f"({_changepoint_list(s.changepoints)})"
@@ -179,6 +185,10 @@ def series_findings(s: SeriesAnalysis, components: Sequence[Finding]) -> tuple[F
         by_code.setdefault(f.code, f)
     out = [*_steady(s, set(by_code)), *_dependence(s, by_code), *_outliers(s), *_modes(s)]
     taken = {f.code for f in out}
+    if s.drift is not None and not s.stable:
+        # the serious sentence says the drift: the change points' and the steady state's
+        # wording of it ("drift", "no-steady-state") would say it twice more
+        taken |= {"drift", "no-steady-state"}
     seen: set[tuple[str, str]] = set()
     for f in components:
         key = (f.code, f.message)
