@@ -294,7 +294,11 @@ class TsaSeriesAccessor(_Analyses):
 
     References
     ----------
-    seed 001: Li et al., "Pilot" (MASCOTS 2016); seed 000: Chen, Revels, Edelman (HPEC 2016).
+    .. [1] Li, Y., Gupta, Y., Miller, E. L., & Long, D. D. E. (2016). Pilot: a framework
+       that understands how to do performance benchmarks the right way. MASCOTS 2016.
+       https://doi.org/10.1109/MASCOTS.2016.31
+    .. [2] Chen, J., Revels, J., & Edelman, A. (2016). Robust benchmarking in noisy
+       environments. IEEE HPEC 2016. arXiv:1608.04295.
     """
 
     def __init__(self, series: pd.Series) -> None:
@@ -314,7 +318,10 @@ class TsaDataFrameAccessor(_Analyses):
 
     References
     ----------
-    seed 001: Li et al., "Pilot" (MASCOTS 2016); seed 002: zenbench methodology.
+    .. [1] Li, Y., Gupta, Y., Miller, E. L., & Long, D. D. E. (2016). Pilot: a framework
+       that understands how to do performance benchmarks the right way. MASCOTS 2016.
+       https://doi.org/10.1109/MASCOTS.2016.31
+    .. [2] zenbench documentation, "Methodology". https://github.com/imazen/zenbench
     """
 
     def __init__(self, df: pd.DataFrame, by: By = None, column: str = "time_ns") -> None:
@@ -404,8 +411,12 @@ class TsaDataFrameAccessor(_Analyses):
 
         References
         ----------
-        seed 001: Li et al., "Pilot" (MASCOTS 2016); seed 002: zenbench methodology;
-        Holm, Scand. J. Statist. 6 (1979).
+        .. [1] Li, Y., Gupta, Y., Miller, E. L., & Long, D. D. E. (2016). Pilot: a
+           framework that understands how to do performance benchmarks the right way.
+           MASCOTS 2016. https://doi.org/10.1109/MASCOTS.2016.31
+        .. [2] zenbench documentation, "Methodology". https://github.com/imazen/zenbench
+        .. [3] Holm, S. (1979). A simple sequentially rejective multiple test procedure.
+           Scandinavian Journal of Statistics 6(2), 65–70.
         """
         if between not in ("run", "benchmark"):
             raise InvalidArgumentError(f"between: expected 'run' or 'benchmark', got {between!r}")

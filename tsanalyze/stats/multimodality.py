@@ -149,7 +149,8 @@ def multimodality(
 
     References
     ----------
-    seed 000: Chen, Revels, Edelman (HPEC 2016), Figs. 3–4 (multimodal timings).
+    Chen, J., Revels, J., & Edelman, A. (2016), "Robust benchmarking in noisy
+    environments", IEEE HPEC 2016, arXiv:1608.04295, Figs. 3–4 (multimodal timings).
     Silverman, B. W. (1986), Density Estimation for Statistics and Data Analysis, §3.4.
     Hartigan, J. A., Hartigan, P. M. (1985), "The dip test of unimodality", Annals of
     Statistics 13(1), doi:10.1214/aos/1176346577.
