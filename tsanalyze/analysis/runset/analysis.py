@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -46,7 +46,7 @@ def analyze(
     reference: str | None = None,
     progress: ProgressCallback | None = None,
     sides: Mapping[str, str] | None = None,
-    engine: Literal["local", "dask"] = "local",
+    engine: str = "local",
     client: Any = None,
     scheduler: str | None = None,
 ) -> RunAnalysis:

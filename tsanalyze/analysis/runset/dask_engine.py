@@ -31,8 +31,7 @@ __all__ = ["INSTALL_HINT", "DaskRunner", "dask_client", "require_distributed"]
 
 #: the one line said when ``--engine dask`` is asked for without Dask installed
 INSTALL_HINT = (
-    "--engine dask needs dask.distributed, which is not installed: "
-    "pip install 'tsanalyze[dask]'"
+    "--engine dask needs dask.distributed, which is not installed: pip install 'tsanalyze[dask]'"
 )
 
 J = TypeVar("J")
