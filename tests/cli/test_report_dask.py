@@ -28,7 +28,7 @@ SAMPLES = sorted((Path(__file__).parents[2] / "data" / "samples").glob("*.parque
 @pytest.fixture(scope="module")
 def client() -> Iterator[Any]:
     cluster = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
     )
     with distributed.Client(cluster) as c:
         yield c
@@ -114,3 +114,18 @@ def test_cli_without_dask_says_how_to_install(cli: Cli, monkeypatch: pytest.Monk
     assert res.exit_code == 2, res.output
     assert res.output.strip().splitlines() == [f"tsanalyze: error: {INSTALL_HINT}"]
     assert "pip install 'tsanalyze[dask]'" in res.output
+
+
+def test_worker_process_identical_to_local_engine() -> None:
+    # a worker in another process: the jobs travel pickled, their arrays arrive as views
+    # of the message (the in-process cluster above hands over the objects themselves)
+    sim = simulate_trials(2, benchmarks={"a": 1000.0, "b": 1010.0}, n_rounds=4000, rng=9)
+    local = analyze(sim.frame, rng=2, jobs=1, baseline_benchmark="a")
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster) as c,
+    ):
+        dask = analyze(sim.frame, rng=2, engine="dask", client=c, baseline_benchmark="a")
+    assert _doc(dask) == _doc(local)

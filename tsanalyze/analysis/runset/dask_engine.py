@@ -20,6 +20,8 @@ Rocklin, M. "Dask: Parallel computation with blocked algorithms and task schedul
 
 from __future__ import annotations
 
+import copy
+import functools
 import logging
 import os
 from collections.abc import Callable, Sequence
@@ -69,10 +71,20 @@ def dask_client(scheduler: str | None = None, workers: int | None = None) -> tup
             ) from None
     # silence_logs: a worker slow to stop on a busy machine is not the user's concern
     cluster = distributed.LocalCluster(
-        n_workers=workers, threads_per_worker=1, dashboard_address=None,
+        n_workers=workers, threads_per_worker=1, dashboard_address=":0",
         silence_logs=logging.ERROR,
     )  # fmt: skip
     return distributed.Client(cluster), True
+
+
+def _on_own_copy(fn: Callable[[J], R], item: J) -> R:
+    """``fn(item)`` on a deep copy of the job, made on the worker.
+
+    A task's arrays arrive as read-only views of the received message; on them, means
+    differed from the local engine's in the last bits (checked on a 2-worker
+    LocalCluster). A copy is memory numpy allocated, as the local engine's arrays are.
+    """
+    return fn(copy.deepcopy(item))
 
 
 class DaskRunner:
@@ -107,7 +119,7 @@ class DaskRunner:
             return []
         # pure=False: two jobs that pickle alike are still two tasks (each has its seed
         # anyway, but hashing every array to find out would cost a pass over the data)
-        futures = self.client.map(fn, list(items), pure=False)
+        futures = self.client.map(functools.partial(_on_own_copy, fn), list(items), pure=False)
         where = {f.key: i for i, f in enumerate(futures)}
         out: list[Any] = [None] * len(items)
         try:
