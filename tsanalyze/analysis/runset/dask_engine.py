@@ -119,16 +119,20 @@ class DaskRunner:
             return []
         # pure=False: two jobs that pickle alike are still two tasks (each has its seed
         # anyway, but hashing every array to find out would cost a pass over the data)
-        futures = self.client.map(functools.partial(_on_own_copy, fn), list(items), pure=False)
+        # scattered first: each job goes to a worker once as data, not inside the task
+        # graph (which Dask warns about above a few MB and sends through the scheduler)
+        data = self.client.scatter(list(items))
+        futures = self.client.map(functools.partial(_on_own_copy, fn), data, pure=False)
         where = {f.key: i for i, f in enumerate(futures)}
         out: list[Any] = [None] * len(items)
         try:
             for fut in self._as_completed(futures):
                 out[where[fut.key]] = fut.result()
                 fut.release()
+                data[where[fut.key]].release()
                 on_done()
         except BaseException:
-            self.client.cancel(futures)
+            self.client.cancel([*futures, *data])
             raise
         return out
 
