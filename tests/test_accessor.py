@@ -291,16 +291,21 @@ def test_compare_runs_equals_compare_runs(frame: pd.DataFrame) -> None:
 
 def test_compare_benchmarks_equals_compare_on_the_stable_segments(frame: pd.DataFrame) -> None:
     from tsanalyze.analysis._seed import family_seeds
+    from tsanalyze.analysis.compare.verdicts import adjust_verdicts
     from tsanalyze.analysis.series import stable_rows
 
     a, b = frame[frame["benchmark"] == "fast"], frame[frame["benchmark"] == "slow"]
     got = frame.tsa.compare("fast", "slow", between="benchmark", rng=5)
     # each series cut to its stable segment, the seed the report gives a family's comparison
+    # and, as in the report, a family: Holm over one comparison leaves p as it is
     want = tsanalyze.compare(stable_rows(a), stable_rows(b), rng=family_seeds(5, 1)[0])
-    _assert_frames_equal(got, want.to_frame())
+    (adjusted,) = adjust_verdicts([want])
+    assert adjusted.pvalue_adjusted == want.pvalue
+    _assert_frames_equal(got, adjusted.to_frame())
     assert len(got) == 1
     whole = frame.tsa.compare("fast", "slow", between="benchmark", rng=5, raw=True)
-    _assert_frames_equal(whole, tsanalyze.compare(a, b, rng=family_seeds(5, 1)[0]).to_frame())
+    (plain,) = adjust_verdicts([tsanalyze.compare(a, b, rng=family_seeds(5, 1)[0])])
+    _assert_frames_equal(whole, plain.to_frame())
 
 
 def test_compare_benchmarks_per_run_equals_the_report(frame: pd.DataFrame) -> None:
@@ -311,7 +316,7 @@ def test_compare_benchmarks_per_run_equals_the_report(frame: pd.DataFrame) -> No
     rows = {c.run: c for c in report.comparisons if c.kind == "benchmark"}
     for run in ("run-1", "run-2"):
         row = got[got["run"] == run].iloc[0]
-        for col in ("ratio", "ci_low", "ci_high", "pvalue", "statistic"):
+        for col in ("ratio", "ci_low", "ci_high", "pvalue", "statistic", "pvalue_adjusted"):
             assert row[col] == pytest.approx(getattr(rows[run], col), rel=1e-12), (run, col)
     # the candidate is slower in both runs: the verdict must see it
     assert set(got["verdict"]) == {"slower"}

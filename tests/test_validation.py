@@ -171,6 +171,23 @@ def test_every_entry_point_refuses_1e308_scale_data(entry: str) -> None:
         ENTRY_POINTS[entry](x)
 
 
+@pytest.mark.parametrize("entry", sorted(ENTRY_POINTS))
+def test_every_entry_point_refuses_subnormal_scale_data(entry: str) -> None:
+    # before: 5e-324-scale times divided by zero in the timer check (RuntimeWarnings, a
+    # grid step of 0) while 1e-150-scale ones were fine
+    x = (np.full(40, 1.0) + np.arange(40)) * 5e-324
+    with pytest.raises(InvalidArgumentError, match="times below 1e-150 underflow"):
+        ENTRY_POINTS[entry](x)
+
+
+def test_small_but_normal_data_gives_the_scaled_estimate() -> None:
+    import tsanalyze
+
+    x = np.full(60, 1.0) + np.random.default_rng(1).random(60)
+    a, b = tsanalyze.estimate(x, rng=1), tsanalyze.estimate(x * 1e-149, rng=1)
+    assert np.allclose([b.estimate, b.ci_low, b.ci_high], np.array([a.estimate, a.ci_low, a.ci_high]) * 1e-149)
+
+
 def test_large_but_representable_data_gives_finite_estimates() -> None:
     import tsanalyze
 

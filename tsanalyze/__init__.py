@@ -45,6 +45,7 @@ _API: dict[str, str] = {
     "timer_checks_per_series": "tsanalyze.analysis.noise",
     "noise_floor": "tsanalyze.analysis.noise",
     "analyze": "tsanalyze.analysis.runset.analysis",
+    "history": "tsanalyze.analysis.history.api",
 }
 
 # old public name -> new public name (each still works, with a DeprecationWarning)
@@ -70,6 +71,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from tsanalyze.analysis.runset.analysis import analyze
     from tsanalyze.analysis.steady_state import steady_state, steady_state_trials
     from tsanalyze.analysis.audit import audit
+    from tsanalyze.analysis.history.api import history
     from tsanalyze.analysis.compare.comparison import compare
     from tsanalyze.analysis.compare.judgement import judge
     from tsanalyze.analysis.compare.suite import compare_runs

@@ -14,6 +14,8 @@ import math
 from collections.abc import Mapping
 from types import MappingProxyType
 
+from tsanalyze.errors import InvalidArgumentError
+
 __all__ = [
     "QUANTITY_UNITS",
     "SCALE_PREFIXES",
@@ -122,7 +124,7 @@ def parse_unit(unit: str) -> float:
 
     Raises
     ------
-    ValueError
+    InvalidArgumentError
         ``unit`` is not a time unit; the message names it.
 
     Examples
@@ -139,7 +141,7 @@ def parse_unit(unit: str) -> float:
         scale = TIME_UNITS.get(u)
         if scale is not None:
             return float(scale)
-    raise ValueError(f"unknown time unit {unit!r} (use one of ps, ns, us, µs, ms, s)")
+    raise InvalidArgumentError(f"unknown time unit {unit!r} (use one of ps, ns, us, µs, ms, s)")
 
 
 def parse_quantity_unit(unit: str) -> tuple[str, str, float]:
@@ -162,7 +164,7 @@ def parse_quantity_unit(unit: str) -> tuple[str, str, float]:
     if found is None and u.endswith("/op"):
         found = QUANTITY_UNITS.get(u[:-3].strip())
     if found is None:
-        raise ValueError(f"unknown unit {unit!r} (a time unit, B/op or allocs/op)")
+        raise InvalidArgumentError(f"unknown unit {unit!r} (a time unit, B/op or allocs/op)")
     return found
 
 

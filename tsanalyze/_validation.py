@@ -18,6 +18,7 @@ from tsanalyze.errors import InvalidArgumentError, NotEnoughData
 
 __all__ = [
     "MAX_MAGNITUDE",
+    "MIN_MAGNITUDE",
     "as_series_array",
     "as_times",
     "check_confidence_level",
@@ -31,6 +32,9 @@ __all__ = [
 #: (an estimate of inf with a finite CI came from 1e308-scale data). Timings in any unit
 #: are far below it; rescale anything that is not.
 MAX_MAGNITUDE = 1e150
+#: Smallest time a series of times may hold: below it squares and ratios reach
+#: subnormal floats and zero (divisions by zero on 5e-324-scale data).
+MIN_MAGNITUDE = 1e-150
 
 
 def real_numbers(x: ArrayLike, name: str) -> np.ndarray:
@@ -97,7 +101,7 @@ def as_series_array(
         If ``x`` is not real numbers (booleans, complex numbers, datetimes, strings and
         masked arrays with masked values are refused, not converted), not 1-d (a single
         number included), holds NaN or inf or a value beyond :data:`MAX_MAGNITUDE`, or
-        (``positive=True``, times) a value <= 0.
+        (``positive=True``, times) a value <= 0 or below :data:`MIN_MAGNITUDE`.
     NotEnoughData
         If ``x`` has fewer than ``min_size`` values.
     """
@@ -121,6 +125,13 @@ def as_series_array(
         raise InvalidArgumentError(
             f"{name}: value at index {i} is {float(arr[i])!r}; values beyond {MAX_MAGNITUDE:g} "
             "overflow the arithmetic of the estimates (rescale, e.g. to seconds)"
+        )
+    tiny = (arr < MIN_MAGNITUDE) & (arr > 0) if positive else None
+    if tiny is not None and tiny.any():
+        i = int(np.flatnonzero(tiny)[0])
+        raise InvalidArgumentError(
+            f"{name}: value at index {i} is {float(arr[i])!r}; times below {MIN_MAGNITUDE:g} "
+            "underflow the arithmetic of the estimates (rescale, e.g. to nanoseconds)"
         )
     if positive and arr.size and (arr <= 0).any():
         i = int(np.flatnonzero(arr <= 0)[0])

@@ -390,7 +390,9 @@ class TsaDataFrameAccessor(_Analyses):
             The time column (default ``"time_ns"``).
         **kwargs
             Passed on (``estimator``, ``threshold``, ``alpha``, ``confidence_level``,
-            ``rng``, and ``adjust`` for ``between="run"``). ``raw=True`` compares whole
+            ``rng``); ``adjust`` (default Holm) adjusts the p-values across the benchmarks
+            (``between="run"``) or the groups of ``by``, as the report does, and the
+            verdicts follow the adjusted p-values. ``raw=True`` compares whole
             series; by default each (run, benchmark) series is cut to its stable segment
             first, as ``tsanalyze report`` does, and ``rng`` is the root seed (default 0)
             the command line uses, so the two give the same numbers on the same files.
@@ -426,23 +428,28 @@ class TsaDataFrameAccessor(_Analyses):
             raise InvalidArgumentError("by: cannot group by 'benchmark' when comparing benchmarks")
         fn = _resolve(_api.compare)
         from tsanalyze.analysis._seed import family_seeds, root_seed
+        from tsanalyze.analysis.compare.verdicts import adjust_verdicts
         from tsanalyze.analysis.series import stable_rows
 
         raw = bool(kwargs.pop("raw", False))
+        adjust = kwargs.pop("adjust", "holm")
         # the seed the report gives the one comparison of a family (see family_seeds)
         kwargs["rng"] = family_seeds(root_seed(kwargs.get("rng")), 1)[0]
-        parts = []
+        found = []
         for labels, g in _groups(df, keys):
             names = g["benchmark"].astype(str)
             a, b = g[names == str(baseline)], g[names == str(candidate)]
             if len(a) == 0 or len(b) == 0:
                 continue  # this group holds only one side: nothing to compare
             a, b = stable_rows(a, raw=raw, column=column), stable_rows(b, raw=raw, column=column)
-            parts.append((labels, fn(a, b, column=column, **kwargs).to_frame()))
-        if not parts:
+            found.append((labels, fn(a, b, column=column, **kwargs)))
+        if not found:
             raise InvalidArgumentError(
                 f"by: no group holds both {baseline!r} and {candidate!r}; nothing to compare"
             )
+        # one family, as the report's: p adjusted across the groups (a family of one: p)
+        adjusted = adjust_verdicts([c for _, c in found], adjust)
+        parts = [(labels, c.to_frame()) for (labels, _), c in zip(found, adjusted, strict=True)]
         return _stack(keys, parts)
 
 

@@ -34,6 +34,7 @@ from scipy import signal, stats
 from tsanalyze._result import Result
 from tsanalyze._typing import Float64Array, RNGType
 from tsanalyze._validation import check_positive_int, check_rng
+from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.schema import SCHEMA_VERSION
 
 __all__ = [
@@ -195,11 +196,11 @@ def _population(
 def _simulate_iv(n: int, noise: str, scale: float, phi: float) -> None:
     check_positive_int(n, "n")
     if noise not in _NOISE_KINDS:
-        raise ValueError(f"noise: expected one of {', '.join(_NOISE_KINDS)}, got {noise!r}")
+        raise InvalidArgumentError(f"noise: expected one of {', '.join(_NOISE_KINDS)}, got {noise!r}")
     if not scale >= 0:
-        raise ValueError(f"scale: must be >= 0, got {scale!r}")
+        raise InvalidArgumentError(f"scale: must be >= 0, got {scale!r}")
     if not -1.0 < phi < 1.0:
-        raise ValueError(f"phi: must be in (-1, 1) for a stationary AR(1), got {phi!r}")
+        raise InvalidArgumentError(f"phi: must be in (-1, 1) for a stationary AR(1), got {phi!r}")
 
 
 def _series(
@@ -210,13 +211,13 @@ def _series(
 ) -> SimulatedSeries:
     _simulate_iv(n, noise, scale, phi)
     if not t0 > 0:
-        raise ValueError(f"t0: must be > 0, got {t0!r}")
+        raise InvalidArgumentError(f"t0: must be > 0, got {t0!r}")
     z = _noise(n, noise, scale, phi, spike_rate, spike_scale, evals, delays, rng)
     level = np.full(n, t0)
     cps: list[int] = []
     for at, rel in sorted(shifts):
         if not 0 < at < n:
-            raise ValueError(f"shifts: change at sample {at} is outside 1..{n - 1}")
+            raise InvalidArgumentError(f"shifts: change at sample {at} is outside 1..{n - 1}")
         level[at:] *= 1.0 + rel
         cps.append(int(at))
     if drift:
@@ -226,7 +227,7 @@ def _series(
     if warmup is not None:
         length, amplitude = int(warmup[0]), float(warmup[1])
         if not 0 < length < n:
-            raise ValueError(f"warmup: length must be in 1..{n - 1}, got {length}")
+            raise InvalidArgumentError(f"warmup: length must be in 1..{n - 1}, got {length}")
         x[:length] += amplitude * t0 * _warmup_profile(length, warmup_shape)
         warmup_end = length
         cps.append(length)
@@ -407,9 +408,9 @@ def simulate_run(
     else:
         t0s = {str(b): 1000.0 * (i + 1) for i, b in enumerate(benchmarks)}
     if not t0s:
-        raise ValueError("benchmarks: at least one benchmark is needed")
+        raise InvalidArgumentError("benchmarks: at least one benchmark is needed")
     if not timer_resolution_ns > 0 or not timer_overhead_ns >= 0:
-        raise ValueError("timer_resolution_ns must be > 0 and timer_overhead_ns >= 0")
+        raise InvalidArgumentError("timer_resolution_ns must be > 0 and timer_overhead_ns >= 0")
     run_id = run if run is not None else _run_id(gen)
     regime = 1.0 + regime_shift if gen.random() < regime_prob else 1.0
     names = list(t0s)
@@ -508,7 +509,7 @@ RARE_DELAYS: tuple[tuple[float, float], ...] = ((0.3, 40.0), (0.01, 900.0))
 
 def _warmup_shape_iv(shape: str) -> str:
     if shape not in ("exp", "linear"):
-        raise ValueError(f"warmup_shape: expected 'exp' or 'linear', got {shape!r}")
+        raise InvalidArgumentError(f"warmup_shape: expected 'exp' or 'linear', got {shape!r}")
     return shape
 
 
@@ -575,15 +576,15 @@ def simulate_rare_delays(
     n = check_positive_int(n, "n")
     rows = 1 if size is None else check_positive_int(size, "size")
     if not (t0 > 0 and jitter >= 0 and tick > 0):
-        raise ValueError("t0 and tick must be > 0 and jitter >= 0")
+        raise InvalidArgumentError("t0 and tick must be > 0 and jitter >= 0")
     for rate, cost in delays:
         if not (rate >= 0 and cost >= 0):
-            raise ValueError(f"delays: rates and sizes must be >= 0, got {(rate, cost)!r}")
+            raise InvalidArgumentError(f"delays: rates and sizes must be >= 0, got {(rate, cost)!r}")
     gen, _ = check_rng(rng)
     level = np.full(n, float(t0))
     for at, rel in sorted(shifts):
         if not 0 < at < n:
-            raise ValueError(f"shifts: change at sample {at} is outside 1..{n - 1}")
+            raise InvalidArgumentError(f"shifts: change at sample {at} is outside 1..{n - 1}")
         level[at:] *= 1.0 + rel
     x = level + jitter * gen.standard_normal((rows, n))
     for rate, cost in delays:

@@ -14,7 +14,9 @@ Version history
 1 (2026-11)
     First version: columns ``benchmark, run, round, position, sample, evals, ticks,
     start_ticks, ns, work``; metadata ``schema_version, run, created_utc, clock, timer,
-    host, target, collector, source, user``.
+    host, target, collector, source, user``. Optional history keys ``commit,
+    commit_time, branch, machine, env`` (issue 25) were added within version 1: they are
+    optional, so files without them stay valid and older readers ignore them.
 
 Readers accept every version listed here; writers write :data:`SCHEMA_VERSION`. When
 a version is added, add an upgrade step to :data:`UPGRADES` that turns a table and
@@ -26,9 +28,12 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from tsanalyze.errors import InvalidRunError
 
 __all__ = [
     "CLOCK_SOURCES",
@@ -37,6 +42,7 @@ __all__ = [
     "MAX_SAMPLE_NS",
     "METADATA",
     "METADATA_KEY",
+    "MIN_SAMPLE_NS",
     "REQUIRED_COLUMNS",
     "ROW_KINDS",
     "SCHEMA_VERSION",
@@ -99,6 +105,10 @@ ROW_KINDS = ("value", "warmup", "calibration")
 #: nanosecond clock. No clock can have measured more, and sums and squares of times
 #: below it stay finite in float64 arithmetic.
 MAX_SAMPLE_NS = 2.0**63
+#: Smallest time a sample may record: 1e-9 ns, an attosecond. No clock resolves less (a
+#: tool's per-operation figure of a dead-code-eliminated loop is still far above it), and
+#: times at or above it keep every statistic away from subnormal floats.
+MIN_SAMPLE_NS = 1e-9
 COLUMN_NAMES: tuple[str, ...] = tuple(c.name for c in COLUMNS)
 REQUIRED_COLUMNS: tuple[str, ...] = tuple(c.name for c in COLUMNS if c.required)
 
@@ -109,7 +119,11 @@ _INT_KINDS = ("int64", "int32", "int16", "int8", "uint8", "uint16", "uint32")
 
 
 def _is_number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    if isinstance(v, bool):
+        return False
+    if isinstance(v, int):  # exact comparison: a 400-digit integer is not converted
+        return abs(v) <= sys.float_info.max
+    return isinstance(v, float) and math.isfinite(v)
 
 
 def _positive(v: Any) -> str | None:
@@ -128,6 +142,14 @@ def _utc_timestamp(v: Any) -> str | None:
     if isinstance(v, str) and re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|\+00:00)", v):
         return None
     return "must be an ISO 8601 UTC timestamp such as 2026-11-22T10:00:00Z"
+
+
+def _iso_timestamp(v: Any) -> str | None:
+    if isinstance(v, str) and re.fullmatch(
+        r"\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)", v
+    ):
+        return None
+    return "must be an ISO 8601 timestamp with a zone, such as 2026-11-22T10:00:00+01:00"
 
 
 def _clock_source(v: Any) -> str | None:
@@ -195,6 +217,16 @@ METADATA: tuple[MetaKey, ...] = (
     MetaKey("source.version", (str,), "", "that tool's version, if known"),
     MetaKey("source.file", (str,), "", "path of the original file"),
     MetaKey("user", (dict,), "", "free user tags"),
+    # history (issue 25): where in a project's history the run was made
+    MetaKey("commit", (str,), "", "version-control commit measured (full hash when known)",
+            False, _non_empty_str),
+    MetaKey("commit_time", (str,), "", "the commit's time (ISO 8601 with a zone); orders a "
+            "history, unlike created_utc", False, _iso_timestamp),
+    MetaKey("branch", (str,), "", "branch the commit was measured on", False, _non_empty_str),
+    MetaKey("machine", (str,), "", "the machine the run ran on (a name or fingerprint)",
+            False, _non_empty_str),
+    MetaKey("env", (str,), "", "the software environment (interpreter, dependencies)",
+            False, _non_empty_str),
 )
 _BY_PATH = {k.path: k for k in METADATA}
 
@@ -295,7 +327,7 @@ def file_runs(metadata: Any) -> list[Any]:
 
     Raises
     ------
-    ValueError
+    InvalidRunError
         A container whose ``runs`` is not a non-empty list, or whose version is not 2 or
         newer than supported.
     """
@@ -306,13 +338,13 @@ def file_runs(metadata: Any) -> list[Any]:
     if problem is None and version < 2:
         problem = "must be 2 or more for a file of several runs"
     if problem:
-        raise ValueError(f"metadata key schema_version: {problem} (got {version!r})")
+        raise InvalidRunError(f"metadata key schema_version: {problem} (got {version!r})")
     runs = metadata["runs"]
     if not isinstance(runs, list) or not runs:
-        raise ValueError("metadata key runs: expected a non-empty list of run metadata")
+        raise InvalidRunError("metadata key runs: expected a non-empty list of run metadata")
     extra = sorted(set(metadata) - {"schema_version", "runs"})
     if extra:
-        raise ValueError(f"metadata keys {extra}: unexpected beside 'runs' in a file of several runs")
+        raise InvalidRunError(f"metadata keys {extra}: unexpected beside 'runs' in a file of several runs")
     return list(runs)
 
 

@@ -205,3 +205,13 @@ def test_a_dead_worker_in_the_runner_is_a_broken_pool() -> None:
             runner_.map(os._exit, [9, 9], lambda: None)
     finally:
         runner_.close()
+
+
+@pytest.mark.parametrize("command", ["report", "info", "compare"])
+def test_1e308_scale_data_is_a_one_line_error_naming_the_file(tmp_path: Path, command: str) -> None:
+    # before: `report` on 1e308-scale data failed with a message naming no file (or gave
+    # an inf estimate with a finite CI)
+    p = tmp_path / "hf.json"
+    p.write_text('{"results": [{"command": "a", "times": [1e308, 1.0, 2.0]}]}')
+    args = [command, str(p), *([str(p)] if command == "compare" else [])]
+    _one_line_error(runner.invoke(app, args), EXIT_BAD_INPUT, str(p), "column ns")

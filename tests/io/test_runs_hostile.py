@@ -94,6 +94,16 @@ def test_a_time_beyond_2_63_ns_is_refused(tmp_path: Path) -> None:
     _refused(p, "column ns: time 1e+308 at row 5", "292 years")
 
 
+def test_a_time_below_an_attosecond_is_refused(tmp_path: Path) -> None:
+    # before: 5e-324 ns samples were read and reported as "0.0000…0 ns" over a screen's
+    # width, with divide-by-zero warnings from the timer check
+    t, meta = _table(tmp_path)
+    ns = t.column("ns").to_pylist()
+    ns[2] = 5e-324
+    p = _raw(tmp_path / "tiny.parquet", _with(t, "ns", ns, pa.float64()), meta)
+    _refused(p, "column ns: time 5e-324 at row 2", "below 1e-09 ns")
+
+
 def test_write_run_refuses_what_read_runs_refuses(tmp_path: Path) -> None:
     frame, meta = _sim()
     bad = frame.copy()

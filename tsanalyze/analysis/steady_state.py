@@ -15,6 +15,7 @@ from tsanalyze._result import Finding, Result
 from tsanalyze._typing import ArrayLike, Float64Array
 from tsanalyze._units import parse_unit
 from tsanalyze._validation import as_series_array
+from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.changepoints import ChangePoints, Drift, ModeSwitching, segment_table
 from tsanalyze.stats.changepoints._decay import decay_rss
 from tsanalyze.stats.changepoints._structure import local_noise, running_median, spike_mask
@@ -177,15 +178,17 @@ def _steady_state_iv(
     rule: str, tolerance: float | None, tail: float, evals: int, unit: str | None
 ) -> None:
     if rule not in ("backward", "pilot"):
-        raise ValueError(f"rule: expected 'backward' or 'pilot', got {rule!r}")
+        raise InvalidArgumentError(f"rule: expected 'backward' or 'pilot', got {rule!r}")
     if tolerance is not None and not (np.isfinite(tolerance) and tolerance >= 0):
-        raise ValueError(f"tolerance: must be a finite number >= 0, got {tolerance!r}")
+        raise InvalidArgumentError(f"tolerance: must be a finite number >= 0, got {tolerance!r}")
     if not 0.0 < tail < 1.0:
-        raise ValueError(f"tail: must be strictly between 0 and 1, got {tail!r}")
+        raise InvalidArgumentError(f"tail: must be strictly between 0 and 1, got {tail!r}")
     if isinstance(evals, bool) or not isinstance(evals, (int, np.integer)) or evals < 1:
-        raise ValueError(f"evals: must be an integer >= 1, got {evals!r}")
+        raise InvalidArgumentError(f"evals: must be an integer >= 1, got {evals!r}")
     if unit is not None and unit not in _UNIT_SECONDS:
-        raise ValueError(f"unit: expected one of {', '.join(_UNIT_SECONDS)} or None, got {unit!r}")
+        raise InvalidArgumentError(
+            f"unit: expected one of {', '.join(_UNIT_SECONDS)} or None, got {unit!r}"
+        )
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -484,7 +487,9 @@ def steady_state(
     if timestamps is not None:
         ts = as_series_array(timestamps, "timestamps", min_size=1)
         if ts.size != n:
-            raise ValueError(f"timestamps: expected {n} values (one per sample), got {ts.size}")
+            raise InvalidArgumentError(
+                f"timestamps: expected {n} values (one per sample), got {ts.size}"
+            )
     cp = changepoints(arr, method, min_size=min_size, **options)
     warnings = list(cp.warnings)
     if rule == "pilot":
@@ -555,13 +560,13 @@ def steady_state_trials(
     if isinstance(trials, np.ndarray) and trials.ndim == 2:
         series: list[Any] = list(trials)
     elif isinstance(trials, pd.DataFrame):
-        raise ValueError(
+        raise InvalidArgumentError(
             "trials: pass one series per trial (a list or a 2-d array), not a DataFrame"
         )
     else:
         series = list(trials)  # type: ignore[arg-type]
     if not series:
-        raise ValueError("trials: needs at least one trial")
+        raise InvalidArgumentError("trials: needs at least one trial")
     results = tuple(steady_state(s, **kwargs) for s in series)
     classes = {r.classification for r in results}
     consistent = len(classes) == 1

@@ -33,6 +33,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "report": ("tsanalyze.cli.report", "report"),
     "compare": ("tsanalyze.cli.compare", "compare"),
     "recover": ("tsanalyze.cli.recover", "recover"),
+    "history": ("tsanalyze.cli.history", "history"),
 }
 
 _SETTINGS: dict[str, Any] = {

@@ -18,7 +18,7 @@ from typing import Any
 
 from tsanalyze._result import Finding
 from tsanalyze._units import parse_quantity_unit
-from tsanalyze.errors import AuditInputError
+from tsanalyze.errors import AuditInputError, InvalidArgumentError
 from tsanalyze.io.audit_text._scan import NUM, clean_number, one_line
 
 __all__ = ["FIELDS", "rows_from_records"]
@@ -102,7 +102,7 @@ def _in_unit(value: str, unit: str, target: str) -> str:
     q1, _, s1 = parse_quantity_unit(unit)
     q2, _, s2 = parse_quantity_unit(target)
     if q1 != q2:
-        raise ValueError(f"{unit!r} is not a unit of the same quantity as {target!r}")
+        raise InvalidArgumentError(f"{unit!r} is not a unit of the same quantity as {target!r}")
     ratio = s1 / s2
     shift = round(math.log10(ratio))
     if math.isclose(10.0**shift, ratio, rel_tol=1e-12):

@@ -128,7 +128,8 @@ def check_rows(source: str | Path, rows: Rows, run_ids: Sequence[str]) -> None:
     Raises
     ------
     InvalidRunError
-        A null in a required column; an ``ns`` that is not finite, not > 0 or not below
+        A null in a required column; an ``ns`` that is not finite, not > 0, below
+        :data:`tsanalyze.schema.MIN_SAMPLE_NS` or not below
         :data:`tsanalyze.schema.MAX_SAMPLE_NS`; ``evals`` < 1 or beyond int64;
         a negative ``sample``, ``round`` or ``position``; a ``kind`` other than
         :data:`tsanalyze.schema.ROW_KINDS`; a non-finite ``work``; a ``run`` the metadata
@@ -208,7 +209,7 @@ def _check(source: str | Path, rows: Rows, run_ids: Sequence[str]) -> None:
 
 
 def _check_numbers(source: Any, rows: Rows) -> None:
-    if not _in_range(_column(rows, "ns"), 0.0, schema.MAX_SAMPLE_NS, low_open=True, high_open=True):
+    if not _in_range(_column(rows, "ns"), schema.MIN_SAMPLE_NS, schema.MAX_SAMPLE_NS, high_open=True):
         _check_ns(source, rows)
     if not _in_range(_column(rows, "evals"), 1, _INT64_MAX):
         _check_evals(source, rows)
@@ -244,12 +245,14 @@ def _in_range(col: Any, lo: float, hi: float, *, low_open: bool = False, high_op
 def _check_ns(source: Any, rows: Rows) -> None:
     ns = _numbers(_column(rows, "ns")).astype(np.float64, copy=False)
     with np.errstate(invalid="ignore"):
-        bad = ~(np.isfinite(ns) & (ns > 0) & (ns < schema.MAX_SAMPLE_NS))
+        bad = ~(np.isfinite(ns) & (ns >= schema.MIN_SAMPLE_NS) & (ns < schema.MAX_SAMPLE_NS))
     if bad.any():
         i = _first(bad)
         why = (
             "is not finite (NaN, or too large a value for a time)" if not math.isfinite(ns[i])
             else "is not > 0" if ns[i] <= 0
+            else f"is below {schema.MIN_SAMPLE_NS:g} ns (an attosecond), less than any clock resolves"
+            if ns[i] < schema.MIN_SAMPLE_NS
             else f"is beyond {schema.MAX_SAMPLE_NS:.4g} ns (292 years), more than any clock measures"
         )  # fmt: skip
         raise InvalidRunError(
@@ -317,9 +320,17 @@ def _distinct_fast(group: np.ndarray, sample: np.ndarray) -> bool:
     (fast on the nearly sorted keys of real files; samples are >= 0 by then). False means
     "a duplicate, or a key that would not fit in int64": the caller locates it."""
     span = int(sample.max()) + 1
-    if (int(group.max()) + 1) * span >= 2**62:
+    cells = (int(group.max()) + 1) * span
+    if cells >= 2**62:
         return False
-    key = np.sort(group * span + sample, kind="stable")
+    key = group * span + sample
+    if cells <= 8 * key.size + (1 << 20):
+        # a bitmap of every possible key (<= 8 bytes per row): O(n), no sort (issue 19:
+        # the sort was a quarter of write_run's time at 10^7 rows)
+        seen = np.zeros(cells, dtype=np.bool_)
+        seen[key] = True
+        return int(np.count_nonzero(seen)) == key.size
+    key.sort(kind="stable")
     return not bool((key[1:] == key[:-1]).any())
 
 

@@ -126,7 +126,14 @@ def _read_parquet(path: Path) -> tuple[pa.Table, list[dict[str, Any]]]:
     except (pa.ArrowException, OSError, ValueError, IndexError) as exc:
         why = " ".join(str(exc).split())[:200]
         raise InvalidRunError(f"{path}: truncated or corrupt Parquet file ({why})") from None
-    raw = (table.schema.metadata or {}).get(schema.METADATA_KEY.encode())
+    metas = _runs_of_schema(path, table.schema)
+    check_rows(path, table, [m["run"] for m in metas])
+    return table, metas
+
+
+def _runs_of_schema(path: PathLike, arrow_schema: pa.Schema) -> list[dict[str, Any]]:
+    """The checked metadata of each run a file holds, from its arrow schema (its footer)."""
+    raw = (arrow_schema.metadata or {}).get(schema.METADATA_KEY.encode())
     if raw is None:
         raise InvalidRunError(
             f"{path}: not a tsanalyze run (Parquet file metadata has no '{schema.METADATA_KEY}' key)"
@@ -136,14 +143,13 @@ def _read_parquet(path: Path) -> tuple[pa.Table, list[dict[str, Any]]]:
     except (ValueError, UnicodeDecodeError, RecursionError) as exc:
         why = " ".join(str(exc).split())[:200]
         raise InvalidRunError(f"{path}: metadata key '{schema.METADATA_KEY}' is not valid JSON ({why})") from None
-    cols = {f.name: str(f.type) for f in table.schema}
+    cols = {f.name: str(f.type) for f in arrow_schema}
     problems = schema.validate(cols, meta)
     if problems:
         raise InvalidRunError(f"{path}: " + "; ".join(problems))
-    metas = schema.file_runs(meta)
-    check_metadata(path, metas)
-    check_rows(path, table, [m["run"] for m in metas])
-    return table, metas
+    metas: list[dict[str, Any]] = schema.file_runs(meta)
+    check_metadata(os.fspath(path), metas)
+    return metas
 
 
 def _normalise_table(table: pa.Table) -> pa.Table:
@@ -205,7 +211,8 @@ def add_time_columns(df: pd.DataFrame) -> pd.DataFrame:
 
     References
     ----------
-    seed 004: Ou, "Eliminating a source of measurement errors in benchmarks".
+    .. [1] Ou, C. (2020). Eliminating a source of measurement errors in benchmarks.
+       https://changkun.de/blog/posts/eliminating-a-source-of-measurement-errors-in-benchmarks
     """
     runs = df.attrs.get("runs", {})
     ns = df["ns"].to_numpy(dtype=np.float64)
@@ -260,7 +267,8 @@ def read_runs(
 
     References
     ----------
-    seed 004: Ou, "Eliminating a source of measurement errors in benchmarks" (overhead).
+    .. [1] Ou, C. (2020). Eliminating a source of measurement errors in benchmarks (the
+       overhead). https://changkun.de/blog/posts/eliminating-a-source-of-measurement-errors-in-benchmarks
     """
     files = expand_paths(paths)
     tables: list[pa.Table] = []
@@ -498,14 +506,14 @@ def _column_to_arrow(name: str, col: pd.Series) -> pa.Array:
     if name == "benchmark":
         if fast is None:
             fast = pa.array(col.astype(str).to_numpy(), pa.string()).dictionary_encode()
-        return pc.cast(fast, ARROW_TYPES["benchmark"])
+        want = ARROW_TYPES["benchmark"]
+        return fast if fast.type == want else pc.cast(fast, want)
     if name == "run":
         if fast is None:
             return pa.array(col.astype(str).to_numpy(), pa.string())
         return pc.cast(fast, pa.string())
-    if typ is not None:
-        return pa.array(col, from_pandas=True).cast(typ)
-    return pa.array(col, from_pandas=True)
+    arr = pa.array(col, from_pandas=True)
+    return arr if typ is None or arr.type == typ else arr.cast(typ)
 
 
 def _to_arrow(frame: pd.DataFrame, path: Path) -> pa.Table:
@@ -543,3 +551,14 @@ def _fsync_dir(directory: Path) -> None:
     finally:
         os.close(fd)
 
+
+_SERIES_READER = ("RunFiles", "iter_series", "read_series", "scan_runs")
+
+
+def __getattr__(name: str) -> Any:
+    """The one-series-at-a-time reader (:mod:`tsanalyze.io.series_reader`), also here."""
+    if name in _SERIES_READER:
+        from tsanalyze.io import series_reader
+
+        return getattr(series_reader, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -20,6 +20,7 @@ import pandas as pd
 from tsanalyze._result import Finding, Result
 from tsanalyze._typing import ArrayLike, Float64Array
 from tsanalyze._validation import as_series_array, check_confidence_level, check_positive_int
+from tsanalyze.errors import InvalidArgumentError
 
 __all__ = [
     "Autocorrelation",
@@ -91,7 +92,7 @@ def lag1(x: ArrayLike) -> float:
     """
     a = np.asarray(x, dtype=np.float64)
     if a.ndim != 1:
-        raise ValueError(f"x: expected a 1-d series, got an array of shape {a.shape}")
+        raise InvalidArgumentError(f"x: expected a 1-d series, got an array of shape {a.shape}")
     if a.size < 2:
         return math.nan
     d = a - a.mean()
@@ -121,7 +122,7 @@ def block_means(x: ArrayLike, m: int) -> Float64Array:
     m = check_positive_int(m, "m")
     a = np.asarray(x, dtype=np.float64)
     if a.ndim != 1:
-        raise ValueError(f"x: expected a 1-d series, got an array of shape {a.shape}")
+        raise InvalidArgumentError(f"x: expected a 1-d series, got an array of shape {a.shape}")
     k = a.size // m
     return a[: k * m].reshape(k, m).mean(axis=1)
 
@@ -172,7 +173,7 @@ def subsession_size(
        §III-D, "subsession analysis". https://doi.org/10.1109/MASCOTS.2016.31
     """
     if not (isinstance(threshold, (int, float)) and 0.0 <= float(threshold) < 1.0):
-        raise ValueError(f"threshold: must be in [0, 1), got {threshold!r}")
+        raise InvalidArgumentError(f"threshold: must be in [0, 1), got {threshold!r}")
     min_blocks = check_positive_int(min_blocks, "min_blocks", minimum=3)
     a = as_series_array(x, "x", min_size=0)
     n = a.size
@@ -523,15 +524,15 @@ def _autocorrelation_iv(
         nlags = int(min(10 * math.log10(n), n // 2 - 1))
     nlags = check_positive_int(nlags, "nlags")
     if nlags >= n // 2:
-        raise ValueError(f"nlags: must be < n/2 = {n // 2} for the PACF, got {nlags}")
+        raise InvalidArgumentError(f"nlags: must be < n/2 = {n // 2} for the PACF, got {nlags}")
     if not (isinstance(threshold, (int, float)) and 0.0 <= float(threshold) < 1.0):
-        raise ValueError(f"threshold: must be in [0, 1), got {threshold!r}")
+        raise InvalidArgumentError(f"threshold: must be in [0, 1), got {threshold!r}")
     check_confidence_level(confidence_level)
     if ljungbox_lags is None:
         ljungbox_lags = max(1, min(10, n // 5))
     ljungbox_lags = check_positive_int(ljungbox_lags, "ljungbox_lags")
     if ljungbox_lags >= n:
-        raise ValueError(f"ljungbox_lags: must be < n = {n}, got {ljungbox_lags}")
+        raise InvalidArgumentError(f"ljungbox_lags: must be < n = {n}, got {ljungbox_lags}")
     check_positive_int(min_blocks, "min_blocks", minimum=3)
     return a, nlags, float(threshold), ljungbox_lags, min_blocks
 

@@ -41,6 +41,7 @@ import numpy as np
 from tsanalyze._result import Finding, Result
 from tsanalyze._typing import ArrayLike, Float64Array
 from tsanalyze._validation import as_series_array, check_confidence_level
+from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.ticks import TickArg, resolve_tick
 
 __all__ = [
@@ -277,9 +278,9 @@ def floor_interval(
     a = as_series_array(x, "x", min_size=1)
     cl = check_confidence_level(confidence_level)
     if isinstance(block, bool) or not isinstance(block, (int, np.integer)) or block < 1:
-        raise ValueError(f"block: must be an integer >= 1, got {block!r}")
+        raise InvalidArgumentError(f"block: must be an integer >= 1, got {block!r}")
     if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 3):
-        raise ValueError(f"k: must be an integer >= 3, got {k!r}")
+        raise InvalidArgumentError(f"k: must be an integer >= 3, got {k!r}")
     t = resolve_tick(a, tick)
     half = 0.5 * t.tick
     if block > 1:

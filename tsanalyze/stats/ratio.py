@@ -22,7 +22,7 @@ from tsanalyze._validation import (
     check_positive_int,
     check_rng,
 )
-from tsanalyze.errors import NotEnoughData
+from tsanalyze.errors import InvalidArgumentError, NotEnoughData
 from tsanalyze.stats.autocorrelation import subsession_size
 from tsanalyze.stats.bootstrap import (
     apply_statistic,
@@ -143,9 +143,11 @@ def bootstrap_ratio_ci(
     confidence_level = check_confidence_level(confidence_level)
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=10)
     if estimator not in ESTIMATORS:
-        raise ValueError(f"estimator: expected one of {sorted(ESTIMATORS)}, got {estimator!r}")
+        raise InvalidArgumentError(
+            f"estimator: expected one of {sorted(ESTIMATORS)}, got {estimator!r}"
+        )
     if paired and x.size != y.size:
-        raise ValueError(f"b: paired data need equal lengths, got {x.size} and {y.size}")
+        raise InvalidArgumentError(f"b: paired data need equal lengths, got {x.size} and {y.size}")
     gen, seed = check_rng(rng)
     fn = ESTIMATORS[estimator]
     findings: list[Finding] = []
@@ -153,7 +155,7 @@ def bootstrap_ratio_ci(
     def _block(series: Float64Array, given: float | None, name: str) -> float:
         if given is not None:
             if not (isinstance(given, (int, float)) and math.isfinite(given) and given >= 1):
-                raise ValueError(f"{name}: must be a number >= 1, got {given!r}")
+                raise InvalidArgumentError(f"{name}: must be a number >= 1, got {given!r}")
             return float(given)
         if series.size < 10 or np.ptp(series) == 0:
             return 1.0

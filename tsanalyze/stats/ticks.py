@@ -25,6 +25,7 @@ import numpy as np
 from tsanalyze._result import Finding, Result
 from tsanalyze._typing import ArrayLike
 from tsanalyze._validation import as_series_array
+from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.timer import detect_tick
 
 __all__ = [
@@ -141,9 +142,11 @@ def resolve_tick(
         try:
             known = float(tick)
         except (TypeError, ValueError):
-            raise ValueError(f"tick: must be a number >= 0, 'auto' or None, got {tick!r}") from None
+            raise InvalidArgumentError(
+                f"tick: must be a number >= 0, 'auto' or None, got {tick!r}"
+            ) from None
         if not (math.isfinite(known) and known >= 0):
-            raise ValueError(f"tick: must be a number >= 0, 'auto' or None, got {tick!r}")
+            raise InvalidArgumentError(f"tick: must be a number >= 0, 'auto' or None, got {tick!r}")
     found = detect_grid(a, min_size=min_size) or 0.0
     step = max(known, found)
     if step == 0.0:

@@ -28,6 +28,7 @@ from scipy import special, stats
 from tsanalyze._result import Finding, Result
 from tsanalyze._typing import ArrayLike, Float64Array, Int64Array
 from tsanalyze._validation import as_series_array, check_confidence_level, check_positive_int
+from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.autocorrelation import (
     block_means,
     residual_inflation,
@@ -281,7 +282,9 @@ def mann_whitney(
     """
     x, y = _two_sample_iv(a, b, 1)
     if method not in ("auto", "exact", "asymptotic"):
-        raise ValueError(f"method: expected 'auto', 'exact' or 'asymptotic', got {method!r}")
+        raise InvalidArgumentError(
+            f"method: expected 'auto', 'exact' or 'asymptotic', got {method!r}"
+        )
     n1, n2 = x.size, y.size
     z = np.concatenate([x, y])
     ranks = stats.rankdata(z)
@@ -427,7 +430,9 @@ def cohens_d(a: ArrayLike, b: ArrayLike, *, paired: bool = False) -> float:
     x, y = _two_sample_iv(a, b, 1)
     if paired:
         if x.size != y.size:
-            raise ValueError(f"b: paired data need equal lengths, got {x.size} and {y.size}")
+            raise InvalidArgumentError(
+                f"b: paired data need equal lengths, got {x.size} and {y.size}"
+            )
         if x.size < 2:
             return math.nan
         sp = math.sqrt((x.var(ddof=1) + y.var(ddof=1)) / 2)

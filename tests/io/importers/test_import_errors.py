@@ -316,6 +316,7 @@ def test_sniff_and_auto(tmp_path: Path) -> None:
 
 def test_registry() -> None:
     assert set(FORMATS) == {
+        "asv",
         "pyperf",
         "hyperfine",
         "gobench",

@@ -263,6 +263,26 @@ def test_csv_error_lists_a_few_columns_only(tmp_path: Path) -> None:
     assert len(msg.replace(str(p), "")) < 400
 
 
+@pytest.mark.parametrize(
+    "text",
+    ['benchmark,time\n"a,1\nb,2\n', "benchmark,time\na,1,2,3\nb\n", "benchmark,time\n\x00a,1\n"],
+)
+def test_csv_parser_errors_are_one_line(tmp_path: Path, text: str) -> None:
+    # before: pandas' parser errors ("Error tokenizing data. C error: ...\n") took two lines
+    p = _write(tmp_path, "bad.csv", text)
+    try:
+        _round_trip(tmp_path, p, format="csv")
+    except ImportFormatError as exc:
+        assert "\n" not in str(exc) and str(p) in str(exc)
+
+
+def test_an_import_error_quoting_the_file_stays_on_one_line(tmp_path: Path) -> None:
+    # fuzz (issue 18): a header with a newline inside quotes was listed raw in the message
+    p = _write(tmp_path, "q.csv", 'a,"x\ny",\x1b]0;t\x07\n1,2,3\n')
+    msg = _refused(p, "expected a time column", fmt="csv")
+    assert "\x1b" not in msg and "\\x1b" in msg
+
+
 def test_read_runs_refuses_what_the_importer_refuses(tmp_path: Path) -> None:
     # one validation path: read_runs imports other tools' files through the same checks
     p = _write(tmp_path, "hf.json", _set(_HYPERFINE, ("results", 0, "times", 0), 1e308))

@@ -232,6 +232,20 @@ def test_staircase_is_found_although_each_step_hides_the_other() -> None:
     assert edm(x, depth=1).locations == ()  # one interval only: the steps hide each other
 
 
+def test_seeded_intervals_stay_within_the_tabulated_trimming() -> None:
+    # m / width <= 0.4 (the largest tabulated epsilon); the dyadic halves as before where
+    # they are wide enough, else intervals of ceil(2.5 m) that reach both ends
+    from tsanalyze.stats.changepoints.edm import _intervals
+
+    assert _intervals(1000, 30, 2) == [(0, 1000), (0, 500), (250, 750), (500, 1000)]
+    assert _intervals(142, 30, 2) == [(0, 142), (0, 75), (37, 112), (67, 142)]
+    assert _intervals(75, 30, 2) == [(0, 75)]  # the segment itself is the narrowest
+    for length in range(60, 400):
+        spans = _intervals(length, 30, 3)
+        assert all(30 <= 0.4 * (b - a) for a, b in spans[1:]), length
+        assert len(set(spans)) == len(spans) and spans[0] == (0, length)
+
+
 def test_large_series_runs() -> None:
     x = simulate_series(200_000, noise="t3-spikes", shifts=((120_000, 0.05),), rng=2).x
     res = edm(x)

@@ -29,6 +29,7 @@ from tsanalyze.analysis.audit._results import SEVERITY_RANK, Audit, AuditFinding
 from tsanalyze.analysis.audit._row_checks import row_findings, table_findings
 from tsanalyze.analysis.audit._rows import COLUMNS, AuditRow, check_rows, records_of
 from tsanalyze.analysis.audit._spread import median_ci_coverage
+from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.multiplicity import adjust_pvalues
 
 __all__ = ["COLUMNS", "Audit", "AuditFinding", "audit", "median_ci_coverage"]
@@ -43,12 +44,14 @@ def _audit_iv(clock_overhead_ns: Any, alpha: Any, power: Any, adjust: Any) -> No
         and math.isfinite(clock_overhead_ns)
         and clock_overhead_ns >= 0
     ):
-        raise ValueError(f"clock_overhead_ns: must be a number >= 0, got {clock_overhead_ns!r}")
+        raise InvalidArgumentError(
+            f"clock_overhead_ns: must be a number >= 0, got {clock_overhead_ns!r}"
+        )
     for name, v in (("alpha", alpha), ("power", power)):
         if not (isinstance(v, (int, float)) and 0 < v < 1):
-            raise ValueError(f"{name}: must be strictly between 0 and 1, got {v!r}")
+            raise InvalidArgumentError(f"{name}: must be strictly between 0 and 1, got {v!r}")
     if adjust not in ("holm", "bh", "bonferroni", "none"):
-        raise ValueError(f"adjust: must be holm, bh, bonferroni or none, got {adjust!r}")
+        raise InvalidArgumentError(f"adjust: must be holm, bh, bonferroni or none, got {adjust!r}")
 
 
 def _adjusted(values: list[float], adjust: str) -> list[float]:
@@ -146,7 +149,7 @@ def audit(
     ------
     AuditInputError
         A row is malformed; the message names the row (file:line) and the field.
-    ValueError
+    InvalidArgumentError
         A parameter is out of range.
 
     Notes

@@ -13,6 +13,8 @@ import math
 import re
 from typing import Any, Literal
 
+from tsanalyze.errors import InvalidArgumentError
+
 __all__ = ["Printed", "Rounding", "printed_step", "read_printed"]
 
 Rounding = Literal["nearest", "down"]
@@ -77,18 +79,18 @@ def read_printed(value: Any, *, as_printed: bool = True, rounding: Rounding = "n
 
     Raises
     ------
-    ValueError
+    InvalidArgumentError
         ``value`` is not a finite number.
     """
     text = _text_of(value)
     if text is None:
-        raise ValueError(f"expected a number, got {value!r:.40}")
+        raise InvalidArgumentError(f"expected a number, got {value!r:.40}")
     try:
         f = float(text)
     except ValueError:
-        raise ValueError(f"expected a number, got {value!r:.40}") from None
+        raise InvalidArgumentError(f"expected a number, got {value!r:.40}") from None
     if not math.isfinite(f):
-        raise ValueError(f"must be finite, got {value!r:.40}")
+        raise InvalidArgumentError(f"must be finite, got {value!r:.40}")
     if not as_printed:
         return Printed.exact(f)
     step = printed_step(text)

@@ -21,6 +21,7 @@ from tsanalyze._validation import check_confidence_level, check_positive_int, ch
 from tsanalyze.analysis.compare import designs, edges
 from tsanalyze.analysis.compare.sides import PAIRED_TESTS, UNPAIRED_TESTS, as_side, choose_design
 from tsanalyze.analysis.compare.verdicts import Verdict, decide
+from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.estimators import LocationEstimatorName
 from tsanalyze.stats.ticks import TickArg
 
@@ -136,7 +137,7 @@ class Comparison(Result):
 def check_location_estimator(estimator: object) -> LocationEstimatorName:
     """Check that ``estimator`` names a location estimator; raise ``ValueError`` naming it."""
     if estimator not in LOCATION_ESTIMATORS:
-        raise ValueError(
+        raise InvalidArgumentError(
             f"estimator: expected one of {list(LOCATION_ESTIMATORS)}, got {estimator!r}"
         )
     return estimator  # type: ignore[return-value]
@@ -148,25 +149,27 @@ def _compare_iv(
 ) -> None:  # fmt: skip
     check_location_estimator(estimator)
     if test not in ("auto", *UNPAIRED_TESTS, *PAIRED_TESTS):
-        raise ValueError(
+        raise InvalidArgumentError(
             f"test: expected 'auto', 'welch', 'mann-whitney', 'wilcoxon' or 'paired-t', got {test!r}"
         )
     if not (isinstance(threshold, (int, float)) and 0 <= threshold < 1):
-        raise ValueError(f"threshold: must be a relative change in [0, 1), got {threshold!r}")
+        raise InvalidArgumentError(
+            f"threshold: must be a relative change in [0, 1), got {threshold!r}"
+        )
     if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
-        raise ValueError(f"alpha: must be in (0, 1), got {alpha!r}")
+        raise InvalidArgumentError(f"alpha: must be in (0, 1), got {alpha!r}")
     check_confidence_level(confidence_level)
     if ci_method not in get_args(CIMethod):
-        raise ValueError(
+        raise InvalidArgumentError(
             f"ci_method: expected 'auto', 'bootstrap', 't' or 'combine', got {ci_method!r}"
         )
     if ci_method == "t" and estimator != "mean":
-        raise ValueError(
+        raise InvalidArgumentError(
             "ci_method: 't' gives a CI of the ratio of means only; use estimator='mean'"
         )
     check_positive_int(n_resamples, "n_resamples", minimum=10)
     if tukey_k is not None and not (isinstance(tukey_k, (int, float)) and tukey_k > 0):
-        raise ValueError(f"tukey_k: must be a positive number or None, got {tukey_k!r}")
+        raise InvalidArgumentError(f"tukey_k: must be a positive number or None, got {tukey_k!r}")
 
 
 def _dedupe(findings: Sequence[Finding]) -> tuple[Finding, ...]:

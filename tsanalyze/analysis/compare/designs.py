@@ -23,6 +23,7 @@ from scipy import special, stats
 from tsanalyze._result import Finding
 from tsanalyze._typing import Float64Array
 from tsanalyze.analysis.compare.sides import Matched, Side
+from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats import paired as sp
 from tsanalyze.stats import two_sample as ts
 from tsanalyze.stats.autocorrelation import block_means, residual_inflation, subsession_block_size
@@ -236,7 +237,7 @@ def paired(x: Float64Array, y: Float64Array, opts: Options, gen: np.random.Gener
     est_a, est_b = float(fn(x)), float(fn(y))
     ci_method = "bootstrap" if opts.ci_method == "auto" else opts.ci_method
     if ci_method == "combine":
-        raise ValueError(
+        raise InvalidArgumentError(
             "ci_method: 'combine' needs independent sides; paired data use 'bootstrap' or 't'"
         )
     if ci_method == "t":

@@ -16,6 +16,7 @@ from tsanalyze._typing import ArrayLike
 from tsanalyze.analysis.compare.comparison import check_location_estimator
 from tsanalyze.analysis.compare.sides import as_side
 from tsanalyze.analysis.compare.verdicts import Verdict
+from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.estimators import ESTIMATORS, LocationEstimatorName
 
 __all__ = ["Judgement", "judge"]
@@ -90,13 +91,13 @@ def judge(
     """
     check_location_estimator(estimator)
     if not (isinstance(tolerance, (int, float)) and 0 <= tolerance < 1):
-        raise ValueError(f"tolerance: must be in [0, 1), got {tolerance!r}")
+        raise InvalidArgumentError(f"tolerance: must be in [0, 1), got {tolerance!r}")
     x = as_side(a, "a", column).all_values
     y = as_side(b, "b", column).all_values
     fn = ESTIMATORS[estimator]
     ea, eb = float(fn(x)), float(fn(y))
     if ea <= 0:
-        raise ValueError(f"a: the {estimator} is {ea}; a ratio needs a positive baseline")
+        raise InvalidArgumentError(f"a: the {estimator} is {ea}; a ratio needs a positive baseline")
     r = eb / ea
     v: Verdict = "slower" if r > 1 + tolerance else "faster" if r < 1 - tolerance else "same"
     return Judgement(estimator, ea, eb, r, float(tolerance), v)

@@ -21,6 +21,7 @@ from tsanalyze import schema
 from tsanalyze._result import Finding
 from tsanalyze._typing import Float64Array
 from tsanalyze._validation import as_series_array
+from tsanalyze.errors import InvalidArgumentError
 
 __all__ = ["PAIRED_TESTS", "UNPAIRED_TESTS", "Design", "Side", "as_side", "choose_design"]
 
@@ -70,13 +71,13 @@ class Design:
 
 def _from_frame(df: pd.DataFrame, name: str, column: str) -> Side:
     if column not in df.columns:
-        raise ValueError(f"{name}: DataFrame has no {column!r} column")
+        raise InvalidArgumentError(f"{name}: DataFrame has no {column!r} column")
     if "benchmark" in df.columns and df["benchmark"].nunique() > 1:
-        raise ValueError(
+        raise InvalidArgumentError(
             f"{name}: holds {df['benchmark'].nunique()} benchmarks; select one, or use compare_runs"
         )
     if df.empty:
-        raise ValueError(f"{name}: no samples")
+        raise InvalidArgumentError(f"{name}: no samples")
     # plain numpy from here: pandas deep-copies ``attrs`` (run metadata) on every operation
     values = df[column].to_numpy(np.float64, na_value=np.nan)
     rounds = df["round"].to_numpy(np.int64) if "round" in df.columns else None
@@ -164,12 +165,12 @@ def _pair(sa: Side, sb: Side, paired: bool | None) -> tuple[bool, Matched | None
     if len(sa.values) == 1 and len(sb.values) == 1 and not rounds_known:
         va, vb = sa.values[0], sb.values[0]
         if va.size != vb.size:
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"paired: a and b need equal lengths to be matched by position, "
                 f"got {va.size} and {vb.size}"
             )
         return True, ((va, vb),)
-    raise ValueError("paired: a and b share no run with common rounds; cannot pair them")
+    raise InvalidArgumentError("paired: a and b share no run with common rounds; cannot pair them")
 
 
 def choose_design(sa: Side, sb: Side, *, paired: bool | None, test: str) -> Design:
@@ -189,16 +190,16 @@ def choose_design(sa: Side, sb: Side, *, paired: bool | None, test: str) -> Desi
 
     Raises
     ------
-    ValueError
+    InvalidArgumentError
         When the request cannot be met (naming ``paired`` or ``test``).
     """
     is_paired, matched = _pair(sa, sb, paired)
     if test in UNPAIRED_TESTS and is_paired:
         if paired:
-            raise ValueError(f"test: {test!r} is an unpaired test but paired=True")
+            raise InvalidArgumentError(f"test: {test!r} is an unpaired test but paired=True")
         is_paired, matched = False, None
     if test in PAIRED_TESTS and not is_paired:
-        raise ValueError(
+        raise InvalidArgumentError(
             f"test: {test!r} needs paired data (same run, shared rounds, or paired=True)"
         )
     findings: tuple[Finding, ...] = ()

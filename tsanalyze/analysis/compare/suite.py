@@ -21,6 +21,7 @@ from tsanalyze._typing import RNGType
 from tsanalyze.analysis._seed import family_seeds, root_seed
 from tsanalyze.analysis.compare.comparison import Comparison, compare
 from tsanalyze.analysis.compare.verdicts import adjust_verdicts
+from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.multiplicity import Adjustment, GeometricMean, geometric_mean_ratio
 
 __all__ = ["ComparisonSet", "compare_runs"]
@@ -66,9 +67,11 @@ class ComparisonSet(Result):
 
 def _benchmarks(df: pd.DataFrame, name: str) -> list[str]:
     if not isinstance(df, pd.DataFrame):
-        raise ValueError(f"{name}: expected a DataFrame in the run format, got {type(df).__name__}")
+        raise InvalidArgumentError(
+            f"{name}: expected a DataFrame in the run format, got {type(df).__name__}"
+        )
     if "benchmark" not in df.columns:
-        raise ValueError(f"{name}: DataFrame has no 'benchmark' column")
+        raise InvalidArgumentError(f"{name}: DataFrame has no 'benchmark' column")
     return sorted(str(b) for b in pd.unique(df["benchmark"].astype(str)))
 
 
@@ -152,7 +155,9 @@ def compare_runs(
     if benchmarks is not None:
         missing = [b for b in benchmarks if b not in shared]
         if missing:
-            raise ValueError(f"benchmarks: not on both sides: {', '.join(map(str, missing))}")
+            raise InvalidArgumentError(
+                f"benchmarks: not on both sides: {', '.join(map(str, missing))}"
+            )
         shared = list(benchmarks)
     only = sorted(set(names_a) ^ set(names_b))
     if only:
@@ -165,7 +170,7 @@ def compare_runs(
             )
         )
     if not shared:
-        raise ValueError("df_b: no benchmark in common with df_a")
+        raise InvalidArgumentError("df_b: no benchmark in common with df_a")
     seed = root_seed(rng)
     seeds = family_seeds(seed, len(shared))
     from tsanalyze.analysis.series import stable_rows

@@ -18,6 +18,7 @@ format name               files
 ``jmh``                   JMH (Java) ``-rf json`` result files
 ``values``                a JSON list of times, or a list of lists (one per fork); ``unit=``
 ``csv``                   CSV/TSV with a column mapping
+``asv``                   asv (airspeed velocity) results directories, format versions 1, 2
 ========================  ==============================================================
 
 Each imported run records ``source`` {tool, version if known, file} and the clock
@@ -37,6 +38,7 @@ from tsanalyze.errors import ImportFormatError, InvalidArgumentError, InvalidRun
 from tsanalyze.io.checks import check_metadata, check_rows
 from tsanalyze.io.importers._files import read_head
 from tsanalyze.io.importers._imported import ImportedRun, ImportedTable, Importer
+from tsanalyze.io.importers.asv import AsvImporter
 from tsanalyze.io.importers.benchmarktools import BenchmarkToolsImporter
 from tsanalyze.io.importers.criterion import CriterionImporter
 from tsanalyze.io.importers.csvtable import CsvImporter, parse_mapping
@@ -66,6 +68,7 @@ __all__ = [
 FORMATS: dict[str, Importer] = {
     "benchmarktools": BenchmarkToolsImporter(),
     "jmh": JmhImporter(),
+    "asv": AsvImporter(),
     "gbench": GoogleBenchmarkImporter(),
     "pytest-benchmark": PytestBenchmarkImporter(),
     "pyperf": PyperfImporter(),
@@ -75,6 +78,10 @@ FORMATS: dict[str, Importer] = {
     "values": ValuesImporter(),
     "csv": CsvImporter(),
 }
+
+
+#: Formats whose input may be a directory.
+_DIRECTORY_FORMATS = ("asv", "criterion")
 
 
 def sniff(path: Path | str) -> str | None:
@@ -96,7 +103,8 @@ def sniff(path: Path | str) -> str | None:
     Looks at the first 64 KiB of the file (gunzipped if needed) for each format's
     signature keys, in the order of :data:`FORMATS`; directories are criterion.rs
     results when they hold ``**/new/sample.json``; ``csv`` goes by the extension
-    (``.csv``, ``.tsv``, ``.tab``).
+    (``.csv``, ``.tsv``, ``.tab``). Directories are asv results when they hold
+    ``<machine>/machine.json`` beside ``benchmarks.json`` (or are a machine's directory).
 
     References
     ----------
@@ -105,7 +113,7 @@ def sniff(path: Path | str) -> str | None:
     """
     path = Path(path)
     if path.is_dir():
-        return "criterion" if FORMATS["criterion"].sniff(path, "") else None
+        return next((f for f in _DIRECTORY_FORMATS if FORMATS[f].sniff(path, "")), None)
     if not path.is_file():
         return None
     try:

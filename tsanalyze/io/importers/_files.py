@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import gzip
+import re
 import zlib
 from pathlib import Path
 
@@ -14,10 +15,19 @@ from tsanalyze.io.importers._metadata import to_utc_timestamp
 __all__ = ["fail", "file_mtime_utc", "open_text", "read_bytes", "read_head"]
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def _escaped(text: str) -> str:
+    # a column name or value quoted from the file stays on the message's one line
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
+
+
 def fail(path: Path | str, where: str, what: str) -> ImportFormatError:
-    """Build the located error ``<file>: <where>: <what>`` (``where`` may be empty)."""
-    loc = f"{path}: {where}: " if where else f"{path}: "
-    return ImportFormatError(loc + what)
+    """Build the located error ``<file>: <where>: <what>`` (``where`` may be empty),
+    control characters quoted from the file escaped (one line)."""
+    loc = f"{path}: {_escaped(where)}: " if where else f"{path}: "
+    return ImportFormatError(loc + _escaped(what))
 
 
 def file_mtime_utc(path: Path) -> str:

@@ -31,7 +31,7 @@ __all__ = ["RESERVED_COLUMNS", "ImportedRun", "ImportedTable", "Importer"]
 
 #: Column names an importer may not give to an extra measure: the run format's columns
 #: and ``kind`` (value / warmup / calibration).
-RESERVED_COLUMNS = frozenset(schema.COLUMN_NAMES) | {"kind"}
+RESERVED_COLUMNS = frozenset(schema.COLUMN_NAMES) | {"kind", "time_ns", "time_ns_raw"}
 
 
 @dataclass(frozen=True, slots=True)

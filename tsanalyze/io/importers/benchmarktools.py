@@ -28,6 +28,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.io.importers._builder import RunBuilder
 from tsanalyze.io.importers._files import fail, file_mtime_utc
 from tsanalyze.io.importers._imported import ImportedTable
@@ -42,7 +43,10 @@ class BenchmarkToolsImporter:
 
     References
     ----------
-    BenchmarkTools.jl ``src/serialization.jl`` and manual (github.com/JuliaCI/BenchmarkTools.jl); seed 000: Chen & Revels, "Robust benchmarking in noisy environments" (HPEC 2016).
+    .. [1] BenchmarkTools.jl ``src/serialization.jl`` and manual.
+       https://github.com/JuliaCI/BenchmarkTools.jl
+    .. [2] Chen, J., Revels, J., & Edelman, A. (2016). Robust benchmarking in noisy
+       environments. IEEE HPEC 2016. https://arxiv.org/abs/1608.04295
     """
 
     name = "benchmarktools"
@@ -55,7 +59,9 @@ class BenchmarkToolsImporter:
 
     def load(self, path: Path, **options: Any) -> ImportedTable:
         if options:
-            raise ValueError(f"benchmarktools import takes no options, got {sorted(options)}")
+            raise InvalidArgumentError(
+                f"benchmarktools import takes no options, got {sorted(options)}"
+            )
         root = JsonPath(path, read_json(path))
         top = root.arr()
         if len(top) != 2:

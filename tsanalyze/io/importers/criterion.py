@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.io.importers._builder import RunBuilder
 from tsanalyze.io.importers._files import fail, file_mtime_utc
 from tsanalyze.io.importers._imported import ImportedTable
@@ -66,7 +67,7 @@ class CriterionImporter:
 
     def load(self, path: Path, baseline: str = "new", **options: Any) -> ImportedTable:
         if options:
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"criterion import takes only the option 'baseline', got {sorted(options)}"
             )
         path = Path(path)

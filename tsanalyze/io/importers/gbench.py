@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from tsanalyze._units import parse_unit
+from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.io.importers._builder import RunBuilder, extra_columns
 from tsanalyze.io.importers._files import fail, file_mtime_utc
 from tsanalyze.io.importers._imported import ImportedTable
@@ -93,7 +94,7 @@ class GoogleBenchmarkImporter:
 
     def load(self, path: Path, **options: Any) -> ImportedTable:
         if options:
-            raise ValueError(f"gbench import takes no options, got {sorted(options)}")
+            raise InvalidArgumentError(f"gbench import takes no options, got {sorted(options)}")
         root = JsonPath(path, read_json(path))
         ctx_p = root.key("context", required=False)
         context = ctx_p.obj() if ctx_p.value is not None else {}

@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from tsanalyze._units import parse_unit
+from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.io.importers._builder import RunBuilder, extra_columns, identifier
 from tsanalyze.io.importers._files import fail, file_mtime_utc, open_text
 from tsanalyze.io.importers._imported import ImportedTable
@@ -93,7 +94,7 @@ class GoBenchImporter:
 
     def load(self, path: Path, **options: Any) -> ImportedTable:
         if options:
-            raise ValueError(f"gobench import takes no options, got {sorted(options)}")
+            raise InvalidArgumentError(f"gobench import takes no options, got {sorted(options)}")
         text = open_text(path)
         config: dict[str, str] = {}
         # configuration (as a tuple) -> list of (lineno, name, iters, {unit: value})
@@ -142,6 +143,8 @@ class GoBenchImporter:
                         raise fail(
                             path, f"line {lineno}", f"expected a finite number, got {rest[i]!r}"
                         )
+                    if rest[i + 1] in measures:  # which of the two is the sample's?
+                        raise fail(path, f"line {lineno}", f"unit {rest[i + 1]!r} given twice")
                     measures[rest[i + 1]] = value
                 key = tuple(sorted(config.items()))
                 shown.setdefault(key, dict(config))

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.io.importers._builder import RunBuilder, extra_columns
 from tsanalyze.io.importers._files import fail, file_mtime_utc
 from tsanalyze.io.importers._imported import ImportedTable
@@ -61,7 +62,7 @@ class HyperfineImporter:
 
     def load(self, path: Path, **options: Any) -> ImportedTable:
         if options:
-            raise ValueError(f"hyperfine import takes no options, got {sorted(options)}")
+            raise InvalidArgumentError(f"hyperfine import takes no options, got {sorted(options)}")
         root = JsonPath(path, read_json(path))
         results = root.key("results").items()
         if not results:

@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from tsanalyze._units import parse_unit
+from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.io.importers._builder import RunBuilder, extra_columns
 from tsanalyze.io.importers._files import file_mtime_utc
 from tsanalyze.io.importers._imported import ImportedTable
@@ -108,7 +109,7 @@ class JmhImporter:
 
     def load(self, path: Path, **options: Any) -> ImportedTable:
         if options:
-            raise ValueError(f"jmh import takes no options, got {sorted(options)}")
+            raise InvalidArgumentError(f"jmh import takes no options, got {sorted(options)}")
         root = JsonPath(path, read_json(path))
         results = root.items()
         if not results:

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from tsanalyze._units import parse_unit
+from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.io.importers._builder import RunBuilder
 from tsanalyze.io.importers._files import fail, file_mtime_utc
 from tsanalyze.io.importers._imported import ImportedTable
@@ -60,7 +61,7 @@ class PyperfImporter:
 
     def load(self, path: Path, **options: Any) -> ImportedTable:
         if options:
-            raise ValueError(f"pyperf import takes no options, got {sorted(options)}")
+            raise InvalidArgumentError(f"pyperf import takes no options, got {sorted(options)}")
         root = JsonPath(path, read_json(path))
         top = root.obj()
         version = top.get("version")

@@ -26,6 +26,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.io.importers._builder import RunBuilder
 from tsanalyze.io.importers._files import fail, file_mtime_utc
 from tsanalyze.io.importers._imported import ImportedTable
@@ -74,7 +75,9 @@ class PytestBenchmarkImporter:
 
     def load(self, path: Path, **options: Any) -> ImportedTable:
         if options:
-            raise ValueError(f"pytest-benchmark import takes no options, got {sorted(options)}")
+            raise InvalidArgumentError(
+                f"pytest-benchmark import takes no options, got {sorted(options)}"
+            )
         root = JsonPath(path, read_json(path))
         top = root.obj()
         builder = RunBuilder(path)
@@ -181,22 +184,25 @@ def load_summaries(
     ------
     ImportFormatError
         A file is malformed (the message names the file and JSON path).
-    ValueError
+    InvalidArgumentError
         ``location`` is not mean, median or min.
 
     Notes
     -----
     Values are copied, not recomputed: the audit checks them (e.g. ``iqr == q3 - q1``,
-    the σ-blowup model of seed 003 from ``mean``, ``stddev`` and ``iterations``).
+    Boyer's (2008) σ-blowup model from ``mean``, ``stddev`` and ``iterations``).
 
     References
     ----------
-    pytest-benchmark ``stats.py`` (the statistics and their formulas); seed 001: Li et
-    al., Pilot (MASCOTS 2016) and seed 003: Boyer, "Robust Java benchmarking", for what
-    the audit does with them.
+    .. [1] pytest-benchmark ``stats.py`` (the statistics and their formulas).
+    .. [2] Li, Y., Gupta, Y., Miller, E. L., & Long, D. D. E. (2016). Pilot: a framework
+       that understands how to do performance benchmarks the right way. MASCOTS 2016.
+       https://doi.org/10.1109/MASCOTS.2016.31 (what the audit does with them).
+    .. [3] Boyer, B. (2008). Robust Java benchmarking, Part 2: Statistics and solutions.
+       IBM developerWorks (the σ-blowup model).
     """
     if location not in ("mean", "median", "min"):
-        raise ValueError(f"location must be 'mean', 'median' or 'min', got {location!r}")
+        raise InvalidArgumentError(f"location must be 'mean', 'median' or 'min', got {location!r}")
     if isinstance(paths, (str, Path)):
         paths = [paths]
     rows: list[dict[str, Any]] = []

@@ -75,7 +75,7 @@ class ValuesImporter:
             raise root.error("expected at least one time")
         nested = isinstance(items[0], list)
         forks = root.items() if nested else [root]
-        name = path.name.split(".")[0] or path.name
+        name = _stem(path.name)
         builder = RunBuilder(path)
         created = file_mtime_utc(path)
         for k, fork in enumerate(forks):
@@ -103,3 +103,13 @@ class ValuesImporter:
                 ),
             )
         return builder.build()
+
+
+def _stem(filename: str) -> str:
+    """The file name without its ``.json`` and compression suffixes, never cut at an
+    inner dot: JMH series files are named after the benchmark's dotted class name
+    (``jdbi#org.jdbi.v3.Bench.stringEquals#.json``)."""
+    name = filename
+    for suffix in (".gz", ".bz2", ".xz", ".json"):
+        name = name.removesuffix(suffix)
+    return name or filename

@@ -43,8 +43,8 @@ def segment_table(x: Float64Array, locations: Sequence[int]) -> pd.DataFrame:
             "n": sizes,
             "median": medians,
             "mean": means,
-        },
-        columns=list(SEGMENT_COLUMNS),
+        },  # in SEGMENT_COLUMNS order: no columns= (a reindex costing 2x the frame)
+        copy=False,
     )
 
 

@@ -25,6 +25,7 @@ import numpy as np
 from tsanalyze._result import Finding
 from tsanalyze._typing import ArrayLike, Float64Array, Int64Array, RNGType
 from tsanalyze._validation import as_series_array, check_rng
+from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.changepoints._base import ChangePoints, segment_table
 from tsanalyze.stats.changepoints._numba import HAVE_NUMBA, jit
 
@@ -295,7 +296,9 @@ def _kernels(engine: Engine) -> tuple[object, object]:
     if engine == "python" or (engine == "auto" and not HAVE_NUMBA):
         return _edm_dp_py, _edmx_py
     if engine == "numba" and not HAVE_NUMBA:
-        raise ValueError("engine: 'numba' requested but numba is not installed (extra 'fast')")
+        raise InvalidArgumentError(
+            "engine: 'numba' requested but numba is not installed (extra 'fast')"
+        )
     return _edm_dp_nb, _edmx_nb
 
 
@@ -317,21 +320,29 @@ def _edm_compat_iv(
     engine: str,
 ) -> None:
     if method not in ("edm-x", "edm-multi", "edm-percent"):
-        raise ValueError(f"method: expected 'edm-x', 'edm-multi' or 'edm-percent', got {method!r}")
+        raise InvalidArgumentError(
+            f"method: expected 'edm-x', 'edm-multi' or 'edm-percent', got {method!r}"
+        )
     if isinstance(min_size, bool) or not isinstance(min_size, (int, np.integer)) or min_size < 2:
-        raise ValueError(f"min_size: must be an integer >= 2 (as in R breakout), got {min_size!r}")
+        raise InvalidArgumentError(
+            f"min_size: must be an integer >= 2 (as in R breakout), got {min_size!r}"
+        )
     if beta is not None and not np.isfinite(beta):
-        raise ValueError(f"beta: must be a finite number, got {beta!r}")
+        raise InvalidArgumentError(f"beta: must be a finite number, got {beta!r}")
     if method == "edm-percent" and (percent is None or not np.isfinite(percent)):
-        raise ValueError(f"percent: method 'edm-percent' needs a finite percent, got {percent!r}")
+        raise InvalidArgumentError(
+            f"percent: method 'edm-percent' needs a finite percent, got {percent!r}"
+        )
     if degree not in (0, 1, 2):
-        raise ValueError(f"degree: must be 0, 1 or 2, got {degree!r}")
+        raise InvalidArgumentError(f"degree: must be 0, 1 or 2, got {degree!r}")
     if isinstance(nperm, bool) or not isinstance(nperm, (int, np.integer)) or nperm < 0:
-        raise ValueError(f"nperm: must be an integer >= 0, got {nperm!r}")
+        raise InvalidArgumentError(f"nperm: must be an integer >= 0, got {nperm!r}")
     if not 0.0 < sig_level < 1.0:
-        raise ValueError(f"sig_level: must be strictly between 0 and 1, got {sig_level!r}")
+        raise InvalidArgumentError(
+            f"sig_level: must be strictly between 0 and 1, got {sig_level!r}"
+        )
     if engine not in ("auto", "numba", "python"):
-        raise ValueError(f"engine: expected 'auto', 'numba' or 'python', got {engine!r}")
+        raise InvalidArgumentError(f"engine: expected 'auto', 'numba' or 'python', got {engine!r}")
 
 
 def edm_compat(

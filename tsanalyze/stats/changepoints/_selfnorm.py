@@ -21,6 +21,7 @@ import math
 import numpy as np
 
 from tsanalyze._typing import Float64Array
+from tsanalyze.errors import InvalidArgumentError
 
 __all__ = [
     "change_critical_value",
@@ -160,7 +161,7 @@ HURST_MAX = 0.99
 
 def _alpha_iv(alpha: float) -> float:
     if not _ALPHAS[0] <= alpha <= _ALPHAS[-1]:
-        raise ValueError(
+        raise InvalidArgumentError(
             f"alpha: the self-normalised tests are calibrated for {_ALPHAS[0]} <= alpha <= "
             f"{_ALPHAS[-1]}, got {alpha!r}"
         )

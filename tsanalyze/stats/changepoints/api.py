@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from tsanalyze._typing import ArrayLike
 from tsanalyze._validation import as_series_array
+from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.changepoints._base import ChangePoints
 from tsanalyze.stats.changepoints._edm_compat import edm_compat
 from tsanalyze.stats.changepoints.edm import edm
@@ -132,12 +133,14 @@ def changepoints(
     (50,)
     """
     if method not in METHODS:
-        raise ValueError(f"method: expected one of {', '.join(METHODS)}, got {method!r}")
+        raise InvalidArgumentError(f"method: expected one of {', '.join(METHODS)}, got {method!r}")
     if compat is not None:
         if compat != "breakoutdetection":
-            raise ValueError(f"compat: expected 'breakoutdetection' or None, got {compat!r}")
+            raise InvalidArgumentError(
+                f"compat: expected 'breakoutdetection' or None, got {compat!r}"
+            )
         if method not in _COMPAT:
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"compat: 'breakoutdetection' applies to {', '.join(_COMPAT)}, not {method!r}"
             )
     # times, > 0, as at every entry point; the BreakoutDetection variants take any finite

@@ -26,6 +26,7 @@ import numpy as np
 from tsanalyze._result import Finding
 from tsanalyze._typing import ArrayLike, Float64Array
 from tsanalyze._validation import as_series_array
+from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.changepoints._base import ChangePoints, segment_table
 from tsanalyze.stats.changepoints._dependence_standin import hurst_margin, robust_hurst
 from tsanalyze.stats.changepoints._selfnorm import (
@@ -47,19 +48,23 @@ __all__ = ["edm"]
 _DRIFT_ALPHA_SHARE = 0.2
 #: report the left-out samples when more than this share of the series
 _MASK_REPORT = 0.05
+#: largest trimming m/width the critical values are tabulated for (:mod:`._selfnorm`)
+_EPS_MAX = 0.4
 
 
 def _edm_iv(min_size: int, alpha: float, max_changes: int | None) -> None:
     if isinstance(min_size, bool) or not isinstance(min_size, (int, np.integer)) or min_size < 2:
-        raise ValueError(f"min_size: must be an integer >= 2, got {min_size!r}")
+        raise InvalidArgumentError(f"min_size: must be an integer >= 2, got {min_size!r}")
     if not 0.0 < alpha < 1.0:
-        raise ValueError(f"alpha: must be strictly between 0 and 1, got {alpha!r}")
+        raise InvalidArgumentError(f"alpha: must be strictly between 0 and 1, got {alpha!r}")
     if max_changes is not None and (
         isinstance(max_changes, bool)
         or not isinstance(max_changes, (int, np.integer))
         or max_changes < 0
     ):
-        raise ValueError(f"max_changes: must be None or an integer >= 0, got {max_changes!r}")
+        raise InvalidArgumentError(
+            f"max_changes: must be None or an integer >= 0, got {max_changes!r}"
+        )
 
 
 def _split(y: Float64Array, m: int) -> tuple[float, int]:
@@ -77,14 +82,24 @@ def _split(y: Float64Array, m: int) -> tuple[float, int]:
 
 def _intervals(length: int, m: int, depth: int) -> list[tuple[int, int]]:
     """The segment itself and, down to ``depth`` levels, its halves, quarters, … with
-    half-length overlaps (seeded intervals, Kovács et al. 2023), each at least 4·m long."""
+    half-length overlaps (seeded intervals, Kovács et al. 2023), each long enough that
+    m/width stays within the tabulated trimming (width ≥ 2.5·m, ε ≤ 0.4): on a series
+    shorter than 8·m an excursion that leaves the level and comes back (two changes, which
+    inflate the self-normaliser of the whole segment) is then still tested half by half."""
     out = [(0, length)]
     for d in range(1, depth):
         width = length >> d
-        if width < 4 * m:
-            break
+        raised = m > _EPS_MAX * width
+        if raised:  # only in place of the halves: deeper levels would repeat a level
+            width = math.ceil(m / _EPS_MAX)
+            if d > 1 or width >= length:
+                break
         step = width // 2
         out.extend((s, s + width) for s in range(0, length - width + 1, step))
+        if raised and out[-1][1] < length:  # the raised width does not tile: one more
+            out.append((length - width, length))
+        if raised:
+            break
     return out
 
 
@@ -172,7 +187,11 @@ def edm(
        is compared with c(H⁺, m/L', α_j), the Monte-Carlo quantile of its maximum under
        fractional Gaussian noise; the whole segment gets α_j = α/2 and the three others
        α/6 each (weighted Bonferroni), so that a second change, which inflates the
-       self-normaliser of the first on the whole segment, cannot hide it. The split is
+       self-normaliser of the first on the whole segment, cannot hide it. The smaller
+       intervals are never narrower than 2.5 m (m/L' ≤ 0.4, the tables' range): a
+       segment shorter than 5 m is tested on three of that width, at its start, middle
+       and end, so that an excursion that leaves a short series' level and comes back is
+       still found. The split is
        placed at the arg-max of the standardised CUSUM of the whole segment when that is
        significant, else of the most significant smaller interval.
        Because the first scan covers the whole series, the chance of any false shift on

@@ -10,6 +10,7 @@ import numpy as np
 from tsanalyze._result import Finding
 from tsanalyze._typing import ArrayLike, Float64Array, Int64Array, RNGType
 from tsanalyze._validation import as_series_array, check_rng
+from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.changepoints._base import ChangePoints, segment_table
 from tsanalyze.stats.changepoints._numba import HAVE_NUMBA, jit
 
@@ -114,17 +115,19 @@ def _best_split(x: Float64Array, m: int, alpha: float) -> tuple[int, float]:
 
 def _e_divisive_iv(min_size: int, sig_level: float, permutations: int, alpha: float) -> None:
     if isinstance(min_size, bool) or not isinstance(min_size, (int, np.integer)) or min_size < 2:
-        raise ValueError(f"min_size: must be an integer >= 2, got {min_size!r}")
+        raise InvalidArgumentError(f"min_size: must be an integer >= 2, got {min_size!r}")
     if not 0.0 < sig_level < 1.0:
-        raise ValueError(f"sig_level: must be strictly between 0 and 1, got {sig_level!r}")
+        raise InvalidArgumentError(
+            f"sig_level: must be strictly between 0 and 1, got {sig_level!r}"
+        )
     if (
         isinstance(permutations, bool)
         or not isinstance(permutations, (int, np.integer))
         or permutations < 1
     ):
-        raise ValueError(f"permutations: must be an integer >= 1, got {permutations!r}")
+        raise InvalidArgumentError(f"permutations: must be an integer >= 1, got {permutations!r}")
     if not 0.0 < alpha <= 2.0:
-        raise ValueError(f"alpha: must be in (0, 2], got {alpha!r}")
+        raise InvalidArgumentError(f"alpha: must be in (0, 2], got {alpha!r}")
 
 
 def e_divisive(
@@ -184,7 +187,7 @@ def e_divisive(
     arr = as_series_array(x, "x", min_size=0)
     n = int(arr.size)
     if n > MAX_N:
-        raise ValueError(
+        raise InvalidArgumentError(
             f"x: e-divisive costs O(n²) per permutation; {n} samples exceed its limit of "
             f"{MAX_N} (use method='edm')"
         )

@@ -11,6 +11,7 @@ import numpy as np
 from tsanalyze._result import Finding
 from tsanalyze._typing import ArrayLike, Float64Array
 from tsanalyze._validation import as_series_array
+from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.changepoints._base import ChangePoints, segment_table
 
 __all__ = ["Cost", "Search", "default_penalty", "ruptures_search"]
@@ -47,13 +48,15 @@ def default_penalty(x: Float64Array, cost: Cost) -> float:
 
 def _ruptures_iv(cost: str, search: str, min_size: int, penalty: float | None) -> None:
     if cost not in _COSTS:
-        raise ValueError(f"cost: expected one of {', '.join(_COSTS)}, got {cost!r}")
+        raise InvalidArgumentError(f"cost: expected one of {', '.join(_COSTS)}, got {cost!r}")
     if search not in _SEARCHES:
-        raise ValueError(f"search: expected one of {', '.join(_SEARCHES)}, got {search!r}")
+        raise InvalidArgumentError(
+            f"search: expected one of {', '.join(_SEARCHES)}, got {search!r}"
+        )
     if isinstance(min_size, bool) or not isinstance(min_size, (int, np.integer)) or min_size < 2:
-        raise ValueError(f"min_size: must be an integer >= 2, got {min_size!r}")
+        raise InvalidArgumentError(f"min_size: must be an integer >= 2, got {min_size!r}")
     if penalty is not None and not (np.isfinite(penalty) and penalty > 0):
-        raise ValueError(f"penalty: must be a finite number > 0, got {penalty!r}")
+        raise InvalidArgumentError(f"penalty: must be a finite number > 0, got {penalty!r}")
 
 
 def ruptures_search(
@@ -108,7 +111,7 @@ def ruptures_search(
 
     _ruptures_iv(cost, search, min_size, penalty)
     if isinstance(jump, bool) or not isinstance(jump, (int, np.integer)) or jump < 1:
-        raise ValueError(f"jump: must be an integer >= 1, got {jump!r}")
+        raise InvalidArgumentError(f"jump: must be an integer >= 1, got {jump!r}")
     arr = as_series_array(x, "x", min_size=0)
     n = int(arr.size)
     m = int(min_size)

@@ -1,0 +1,173 @@
+"""Scale on one machine (issue 19, step 1): time and peak memory as the data grows.
+
+Data: 2 runs ("old", "new") x 2 interleaved benchmarks, n/4 rounds each, so n samples in
+all, simulated once into ``--dir`` (kept for the next call). For n = 10^5, 10^6, 10^7:
+
+- ``tsanalyze report old.parquet new.parquet --format json --seed 1`` (all cores) and
+  ``tsanalyze info`` on the same files, each in a fresh process: wall time and the peak of
+  the summed resident memory of the process and every descendant (its worker processes),
+  sampled every 0.1 s with psutil (else ``ru_maxrss`` of the largest child, a lower bound);
+- writing: :func:`tsanalyze.write_run` of the samples against a plain
+  ``pyarrow.parquet.write_table`` of the same table (zstd, as write_run), best of 3.
+
+Targets (issue 19): report peak <= 6 GB at 10^7 samples and growing linearly; report
+time growing no worse than n log n (per decade: <= 10 x log(10 n) / log(n)); write_run
+within 1.3x of pyarrow. The machine may be shared: the load average is printed.
+
+Run: ``nice -n 10 python benchmarks/bench_scale.py [--dir DIR] [--sizes 1e5 1e6 1e7]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import math
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+GB = 1e9
+
+
+def make_files(directory: Path, n: int) -> tuple[Path, Path]:
+    """old.parquet and new.parquet with n samples in all (reused when present)."""
+    from tsanalyze.datasets import simulate_run
+    from tsanalyze.io.runs import write_run
+
+    out = directory / f"n{n:.0e}".replace("+", "")
+    paths = (out / "old.parquet", out / "new.parquet")
+    out.mkdir(parents=True, exist_ok=True)
+    rounds = n // 4
+    for k, path in enumerate(paths):
+        if path.exists():
+            continue
+        sim = simulate_run(
+            {"a": 1000.0, "b": 1500.0}, n_rounds=rounds, phi=0.3,
+            warmup=(max(1, rounds // 50), 0.3), rng=10 + k, run=path.stem,
+        )  # fmt: skip
+        (meta,) = sim.frame.attrs["runs"].values()
+        write_run(sim.frame, path, meta)
+    return paths
+
+
+def measure(args: list[str]) -> tuple[float, float, float]:
+    """Wall time (s), peak summed RSS (bytes) and CPU time (s, user + system) of a command
+    and every descendant (its fork server and worker processes, which ``RUSAGE_CHILDREN``
+    misses), sampled every 0.1 s with psutil; on a shared machine the CPU time says more
+    than the wall time. Without psutil: ``ru_maxrss`` of the largest child (a lower
+    bound) and the CPU time of the reaped children only."""
+    try:
+        import psutil
+    except ImportError:  # pragma: no cover - psutil missing: lower bounds
+        psutil = None
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    errors = tempfile.TemporaryFile("w+")  # a pipe could fill up while nobody reads it
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=errors, text=True)
+    peak = 0.0
+    cpu_of: dict[int, float] = {}
+    if psutil is not None:
+        root = psutil.Process(proc.pid)
+        while proc.poll() is None:
+            total = 0
+            try:
+                procs = [root, *root.children(recursive=True)]
+            except psutil.Error:
+                procs = []
+            for q in procs:
+                try:
+                    with q.oneshot():
+                        total += q.memory_info().rss
+                        c = q.cpu_times()
+                        cpu_of[q.pid] = c.user + c.system
+                except psutil.Error:
+                    pass
+            peak = max(peak, total)
+            time.sleep(0.1)
+    proc.wait()
+    secs = time.perf_counter() - t0
+    errors.seek(0)
+    err = errors.read()
+    errors.close()
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(args[:5])}...: exit {proc.returncode}\n{err[-2000:]}")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    reaped = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    if psutil is None:
+        return secs, after.ru_maxrss * 1024.0, reaped
+    return secs, peak, max(reaped, sum(cpu_of.values()))
+
+
+def write_times(old: Path) -> tuple[float, float]:
+    """Best of 3: write_run of the samples, and pyarrow.parquet.write_table of its table."""
+    import pyarrow.parquet as pq
+
+    from tsanalyze.io.runs import _to_arrow, read_runs, write_run
+
+    df = read_runs(old)
+    (meta,) = df.attrs["runs"].values()
+    meta = {k: v for k, v in meta.items() if k != "file"}
+    table = _to_arrow(df, old)
+    ours, plain = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for k in range(3):
+            t0 = time.perf_counter()
+            write_run(df, Path(tmp) / f"w{k}.parquet", meta)
+            ours.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            pq.write_table(table, Path(tmp) / f"p{k}.parquet", compression="zstd")
+            plain.append(time.perf_counter() - t0)
+    return min(ours), min(plain)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument(
+        "--dir", type=Path, default=Path(tempfile.gettempdir()) / "tsanalyze-bench-scale"
+    )
+    ap.add_argument("--sizes", type=float, nargs="+", default=[1e5, 1e6, 1e7])
+    ap.add_argument("--no-write", action="store_true", help="skip the write_run timing")
+    opts = ap.parse_args()
+    sizes = [int(s) for s in opts.sizes]
+    print(f"load average at start: {os.getloadavg()[0]:.1f} ({os.cpu_count()} cores)")
+    cli = [sys.executable, "-m", "tsanalyze"]
+    rows = []
+    for n in sizes:
+        t0 = time.perf_counter()
+        old, new = make_files(opts.dir, n)
+        made = time.perf_counter() - t0
+        rep = measure([*cli, "report", str(old), str(new), "--format", "json", "--seed", "1", "-q"])
+        inf = measure([*cli, "info", str(old), str(new), "--format", "json"])
+        wr = (math.nan, math.nan) if opts.no_write else write_times(old)
+        rows.append((n, rep, inf, wr))
+        print(
+            f"n = {n:>10,} (files {made:.0f} s): report {rep[0]:7.1f} s (cpu {rep[2]:7.1f} s) "
+            f"{rep[1] / GB:5.2f} GB | info {inf[0]:6.1f} s (cpu {inf[2]:5.1f} s) "
+            f"{inf[1] / GB:5.2f} GB | write_run {wr[0]:6.2f} s, "
+            f"pyarrow {wr[1]:6.2f} s ({wr[0] / wr[1]:.2f}x)",
+            flush=True,
+        )
+    print(f"load average at end: {os.getloadavg()[0]:.1f}")
+    print("\nissue 19, step 1:")
+    for (n0, r0, _, _), (n1, r1, _, _) in itertools.pairwise(rows):
+        allowed = (n1 / n0) * math.log(n1) / math.log(n0)
+        print(
+            f"  {n0:.0e} -> {n1:.0e}: report time x{r1[0] / r0[0]:.1f}, cpu x{r1[2] / r0[2]:.1f} (n log n allows "
+            f"x{allowed:.1f}), peak memory x{r1[1] / r0[1]:.1f} (data x{n1 / n0:.0f})"
+        )
+    big = [r for r in rows if r[0] >= 10**7]
+    if big:
+        peak = big[0][1][1] / GB
+        print(f"  report peak at 10^7: {peak:.2f} GB (<= 6: {'met' if peak <= 6 else 'NOT met'})")
+    worst = max((w[0] / w[1] for *_, w in rows if not math.isnan(w[0])), default=math.nan)
+    print(
+        f"  write_run / pyarrow, worst: {worst:.2f}x (<= 1.3: {'met' if worst <= 1.3 else 'NOT met'})"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,170 @@
+"""tsanalyze.history on simulated histories with known changes (issue 25).
+
+The simulator (:mod:`tsanalyze.analysis.history.simulate`) draws the two-level noise the
+method models (AR(1) wander between commits, white run-to-run noise, within-run samples);
+the checks are against the known truth: the step's commit in the reported set and its
+ratio in the interval, spikes not changes, the false-alarm rate of stationary series at
+most its stated level (Monte Carlo).
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+import tsanalyze
+from tsanalyze.analysis.history.noise import fit_noise, simulate_noise
+from tsanalyze.analysis.history.scan import scan, tail_pvalue
+from tsanalyze.analysis.history.simulate import SimulatedChange, simulate_history
+from tsanalyze.cli.app import app
+from tsanalyze.errors import InvalidArgumentError
+
+
+def _h(i: int) -> str:
+    return f"{i:040x}"
+
+
+def _to_asv(df, root):  # type: ignore[no-untyped-def]
+    """Write a simulated history as an asv (format 2) results directory."""
+    (root / "ci").mkdir(parents=True)
+    (root / "ci" / "machine.json").write_text(json.dumps({"machine": "ci", "version": 1}))
+    cols = ["result", "params", "version", "started_at", "duration", "stats_ci_99_a",
+            "stats_ci_99_b", "stats_q_25", "stats_q_75", "stats_number", "stats_repeat",
+            "samples"]  # fmt: skip
+    for run, meta in df.attrs["runs"].items():
+        rows = df[df["run"] == run]
+        results = {}
+        for b, g in rows.groupby("benchmark"):
+            sec = (g["ns"] / 1e9).tolist()
+            results[f"s.time_{b}"] = [[float(np.median(sec))], [], "v", None, None, None, None,
+                                      None, None, [1], [len(sec)], [sec]]  # fmt: skip
+        i = int(meta["commit"], 16)
+        doc = {"version": 2, "commit_hash": meta["commit"], "env_name": "py3",
+               "date": 1_700_000_000_000 + 3_600_000 * i, "params": {"machine": "ci"},
+               "result_columns": cols, "results": results}  # fmt: skip
+        (root / "ci" / f"{meta['commit'][-8:]}-py3.json").write_text(json.dumps(doc))
+    return root
+
+
+def test_clear_step_found_with_commit_set_and_ratio_ci() -> None:
+    rng = np.random.default_rng(3)
+    df = simulate_history(150, ["a", "b"], changes=[SimulatedChange("a", 70, 1.08)], rng=rng)
+    h = tsanalyze.history(df, seed=1)
+    rows = h.changes[h.changes["benchmark"] == "a"]
+    assert len(rows) == 1
+    c = rows.iloc[0]
+    assert _h(70) in c["commits"] and len(c["commits"]) <= 15
+    assert c["ci_low"] <= 1.08 <= c["ci_high"]
+    assert c["direction"] == "regression" and c["recovered_at"] is None
+    assert (h.changes["benchmark"] == "b").sum() == 0
+    doc = h.to_dict()
+    assert doc["format"] == "tsanalyze-history"
+    assert set(doc["changes"][0]) >= {"benchmark", "commit", "commits", "ratio", "ci_low",
+                                      "ci_high", "direction"}  # fmt: skip
+
+
+def test_spike_is_an_outlier_not_a_change_and_recovery_is_reported() -> None:
+    rng = np.random.default_rng(4)
+    df = simulate_history(
+        150, ["spiky", "bump"], changes=[SimulatedChange("bump", 40, 1.25, until=90)],
+        spikes=[("spiky", 75, 1.5)], rng=rng,
+    )  # fmt: skip
+    h = tsanalyze.history(df, seed=2)
+    assert (h.changes["benchmark"] == "spiky").sum() == 0
+    assert _h(75) in set(h.outliers["commit"])
+    bump = h.changes[h.changes["benchmark"] == "bump"]
+    reg = bump[bump["direction"] == "regression"].iloc[0]
+    assert _h(40) in reg["commits"]
+    assert reg["recovered_at"] is not None and int(reg["recovered_at"], 16) in range(85, 96)
+
+
+def test_shared_step_is_an_environment_shift() -> None:
+    rng = np.random.default_rng(5)
+    names = [f"b{i}" for i in range(6)]
+    df = simulate_history(120, names, changes=[SimulatedChange(b, 60, 0.85) for b in names],
+                          spikes=[(b, 30, 1.4) for b in names] + [("b0", 90, 1.4)],
+                          rng=rng)  # fmt: skip
+    h = tsanalyze.history(df, seed=3)
+    env = h.outliers[h.outliers["environment"]]
+    assert set(env["commit"]) == {_h(30)} and len(env) >= 5
+    assert _h(90) in set(h.outliers.loc[~h.outliers["environment"], "commit"])
+    assert "environment-outliers" in h.warning_codes
+    assert len(h.changes) >= 5
+    assert h.changes["environment_shift"].all()
+    assert "environment-shift" in h.warning_codes
+
+
+@pytest.mark.slow
+def test_false_alarm_rate_of_stationary_series_is_at_most_stated() -> None:
+    # 60 stationary series analysed one at a time at fdr 0.05: the per-series false-alarm
+    # rate is the level; 60 series give a one-sided binomial bound of 8 alarms at 5%.
+    rng = np.random.default_rng(6)
+    alarms = 0
+    for _ in range(60):
+        df = simulate_history(100, ["x"], rng=rng)
+        alarms += len(tsanalyze.history(df, seed=rng).changes) > 0
+    assert alarms <= 7
+
+
+def test_noise_fit_recovers_simulated_parameters() -> None:
+    # the robust variogram fit on long simulated series is close to the truth
+    from tsanalyze.analysis.history.noise import NoiseModel
+
+    n = 4000
+    true = NoiseModel(0.02, 0.7, 0.01, np.full(n, 0.01**2), 20)
+    x = simulate_noise(true, 1, np.random.default_rng(7))[0]
+    fit = fit_noise(x, np.ones(n), np.zeros(n))
+    assert fit.sd_wander == pytest.approx(0.02, rel=0.2)
+    assert fit.phi == pytest.approx(0.7, abs=0.1)
+    assert fit.sd_run == pytest.approx(0.01, rel=0.35)
+
+
+def test_scan_pvalue_uniform_under_its_own_null() -> None:
+    rng = np.random.default_rng(8)
+    s = np.full(60, 1.0)
+    null = scan(rng.standard_normal((2000, 60)), s, min_seg=2).statistic
+    obs = scan(rng.standard_normal((300, 60)), s, min_seg=2).statistic
+    p = np.array([tail_pvalue(float(o), null) for o in obs])
+    assert abs(np.mean(p <= 0.1) - 0.1) < 0.05
+    # the generalized Pareto tail is monotone and below the plain estimate's floor
+    assert tail_pvalue(float(null.max()) * 2, null) < 1 / 2001
+
+
+def test_since_last_and_widened_sets() -> None:
+    rng = np.random.default_rng(9)
+    df = simulate_history(100, ["a"], changes=[SimulatedChange("a", 70, 1.15)], rng=rng)
+    h = tsanalyze.history(df, last=50, seed=0)
+    assert h.series["commits"].iloc[0] == 50
+    assert _h(70) in h.changes.iloc[0]["commits"]
+    # every second commit benchmarked: a set widened by the unbenchmarked ones
+    keep = {r for r, m in df.attrs["runs"].items() if int(m["commit"], 16) % 2 == 0}
+    sub = df[df["run"].isin(keep)].copy()
+    sub.attrs["runs"] = {r: m for r, m in df.attrs["runs"].items() if r in keep}
+    full = [_h(i) for i in range(100)]
+    c = tsanalyze.history(sub, commits=full, seed=0).changes.iloc[0]
+    assert _h(69) in c["commits"] and _h(70) in c["commits"]
+    with pytest.raises(InvalidArgumentError, match="--since"):
+        tsanalyze.history(df, since="zzz")
+    with pytest.raises(InvalidArgumentError, match="fdr"):
+        tsanalyze.history(df, fdr=2.0)
+
+
+def test_cli_json_and_fail_on(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(10)
+    df = simulate_history(80, ["a", "b"], changes=[SimulatedChange("a", 40, 1.2)], rng=rng)
+    path = _to_asv(df, tmp_path / "results")
+    r = CliRunner().invoke(app, ["history", str(path), "--format", "json"])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.output)
+    assert doc["format"] == "tsanalyze-history"
+    assert (
+        doc["changes"][0]["benchmark"] == "s.time_a"
+        and doc["changes"][0]["direction"] == "regression"
+    )
+    r = CliRunner().invoke(app, ["history", str(path), "--fail-on", "regression"])
+    assert r.exit_code == 1 and "a" in r.output
+    r = CliRunner().invoke(app, ["history", str(path), "--since", "nope"])
+    assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1

@@ -1,0 +1,80 @@
+"""One series at a time (issue 19): the same rows as read_runs, and nothing else read."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from tsanalyze.datasets import simulate_run
+from tsanalyze.errors import InvalidRunError
+from tsanalyze.io.runs import read_runs, read_series, write_run, write_runs
+from tsanalyze.io.series_reader import iter_series, scan_runs
+
+
+@pytest.fixture
+def files(tmp_path):
+    a = simulate_run({"x": 100.0, "y": 200.0}, n_rounds=300, rng=1, run="r1")
+    b = simulate_run({"x": 110.0, "z": 50.0}, n_rounds=200, rng=2, run="r2")
+    c = simulate_run({"x": 120.0}, n_rounds=100, rng=3, run="r3")
+    write_run(a.frame, tmp_path / "a.parquet", next(iter(a.frame.attrs["runs"].values())))
+    both = pd.concat([b.frame, c.frame], ignore_index=True)
+    metas = [*b.frame.attrs["runs"].values(), *c.frame.attrs["runs"].values()]
+    # shuffled rows, small row groups: order and pruning must not matter
+    shuffled = both.sample(frac=1.0, random_state=0).reset_index(drop=True)
+    write_runs(shuffled, tmp_path / "bc.parquet", metas)
+    return tmp_path
+
+
+def test_each_series_is_what_read_runs_gives(files):
+    full = read_runs(files)
+    found = scan_runs(files)
+    assert sorted(found.series()) == sorted(
+        {(str(r), str(b)) for r, b in zip(full["run"], full["benchmark"], strict=True)}
+    )
+    for run, bench in found.series():
+        one = read_series(found, run, bench)
+        want = full[(full["run"] == run) & (full["benchmark"] == bench)].sort_values("sample")
+        assert list(one.columns) == list(want.columns)
+        for c in ("sample", "round", "ns", "evals", "time_ns", "time_ns_raw"):
+            np.testing.assert_array_equal(one[c].to_numpy(), want[c].to_numpy())
+        assert set(one["benchmark"].cat.categories) == {bench}
+        assert list(one.attrs["runs"]) == [run]
+        assert one.attrs["runs"][run] == full.attrs["runs"][run]
+
+
+def test_iter_series_covers_every_sample_once(files):
+    assert sum(len(s) for s in iter_series(files)) == len(read_runs(files))
+
+
+def test_scan_reads_footers_only(files, monkeypatch):
+    def no_samples(*args, **kwargs):
+        raise AssertionError("scan_runs read samples")
+
+    monkeypatch.setattr(pq.ParquetFile, "read", no_samples)
+    found = scan_runs(files)
+    assert set(found.runs) == {"r1", "r2", "r3"}
+    assert found.runs["r3"]["file"].endswith("bc.parquet")
+
+
+def test_unknown_series_and_bad_rows_are_one_line_errors(files, tmp_path):
+    with pytest.raises(InvalidRunError, match="no run 'nope'"):
+        read_series(files, "nope", "x")
+    with pytest.raises(InvalidRunError, match="run 'r1' has no benchmark 'z'"):
+        read_series(files, "r1", "z")
+    table = pq.read_table(files / "a.parquet")
+    ns = table.column("ns").to_numpy().copy()
+    ns[5] = -1.0
+    i = table.schema.get_field_index("ns")
+    pq.write_table(table.set_column(i, "ns", [ns]), tmp_path / "neg.parquet")
+    with pytest.raises(InvalidRunError, match=r"neg\.parquet.*column ns"):
+        read_series(tmp_path / "neg.parquet", "r1", str(table.column("benchmark")[5]))
+
+
+def test_a_file_of_another_tool_is_refused(tmp_path):
+    p = tmp_path / "x.parquet"
+    pq.write_table(pa.table({"a": [1, 2]}), p)
+    with pytest.raises(InvalidRunError, match="not a tsanalyze run"):
+        scan_runs(p)

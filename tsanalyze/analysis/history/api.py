@@ -1,0 +1,397 @@
+"""``tsanalyze.history``: at which commit did each benchmark get slower or faster, by how
+much, and is it real?
+
+Per (benchmark, machine, env) series of commits (:mod:`.series`), the commit-level noise
+is fitted (:mod:`.noise`), the first change scan of each series gets a p-value calibrated
+on null series simulated from that fit (:mod:`.detect`), and the Benjamini–Hochberg
+procedure over all series decides which series changed at false discovery rate ``fdr``;
+within those, binary segmentation continues at the BH threshold. Each change gets its
+95% set of commits and ratio interval; one-commit excursions are outlier runs; runs of
+changes in one direction that a straight line fits as well are one drift; a change shared
+by most benchmarks of a machine and environment at one commit is marked as a probable
+environment shift.
+
+References
+----------
+Benjamini, Y. and Hochberg, Y. (1995). Controlling the false discovery rate. *Journal of
+the Royal Statistical Society B* 57(1), 289–300. doi:10.1111/j.2517-6161.1995.tb02031.x.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+from scipy import stats as _st
+
+from tsanalyze._result import Finding, Result
+from tsanalyze.analysis.history.detect import Located, SeriesDetector, huber_levels
+from tsanalyze.analysis.history.series import HistorySeries, build_series
+from tsanalyze.errors import InvalidArgumentError
+from tsanalyze.stats.multiplicity import adjust_pvalues
+
+__all__ = ["History", "history"]
+
+CHANGE_COLUMNS = (
+    "benchmark", "machine", "env", "kind", "commit", "commits", "ratio", "ci_low", "ci_high",
+    "direction", "p_value", "q_value", "recovered_at", "environment_shift", "position",
+)  # fmt: skip
+OUTLIER_COLUMNS = ("benchmark", "machine", "env", "commit", "ratio", "z", "environment")
+#: share of a series' commits beyond which its outliers are called regime switching
+REGIME_SHARE = 0.05
+#: two-sided family-wise level of the outlier-run test within one series
+OUTLIER_LEVEL = 0.01
+#: first-pass p-value below which the noise is refitted without the suspected step
+PILOT_LEVEL = 0.5
+#: share of a machine/env's series that must change at one commit to call it environmental
+SHARED_SHARE = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class History(Result):
+    """Changes found in a benchmark history.
+
+    Attributes
+    ----------
+    changes : pandas.DataFrame
+        One row per change, most important first: ``benchmark, machine, env, kind``
+        ("step" or "drift"), ``commit`` (first commit at the new level), ``commits`` (the
+        95% set, history order, widened by unbenchmarked commits when the full commit list
+        was given), ``ratio`` new/old with ``ci_low``/``ci_high`` (95%), ``direction``
+        ("regression" or "improvement"), ``p_value`` (calibrated, of the scan that found
+        it), ``q_value`` (BH over series), ``recovered_at`` (commit where the level came
+        back, or None: still present), ``environment_shift``, ``position``.
+    outliers : pandas.DataFrame
+        One-commit excursions (spikes): ``benchmark, machine, env, commit, ratio, z``.
+    series : pandas.DataFrame
+        Per series: commits, runs, samples per run, fitted noise (``sd_wander``, ``phi``,
+        ``sd_run``, log scale), the calibrated p-value of "no change" and its BH q-value.
+    fdr : float
+        False discovery rate over series; also each series' false-alarm rate when it is
+        the only one.
+    warnings : tuple of Finding
+    """
+
+    changes: pd.DataFrame
+    outliers: pd.DataFrame
+    series: pd.DataFrame
+    fdr: float
+    warnings: tuple[Finding, ...] = field(default=())
+    _headline: ClassVar[tuple[str, ...]] = ("fdr",)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The changes table."""
+        return self.changes.copy()
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``{"format": "tsanalyze-history", "changes": [...], ...}``."""
+        from tsanalyze._result import to_builtin
+
+        return {
+            "format": "tsanalyze-history",
+            "fdr": self.fdr,
+            "changes": to_builtin(self.changes),
+            "outliers": to_builtin(self.outliers),
+            "series": to_builtin(self.series),
+            "warnings": [f.to_dict() for f in self.warnings],
+        }
+
+
+def _select(s: HistorySeries, keep: set[str] | None) -> HistorySeries:
+    if keep is None:
+        return s
+    m = np.array([c in keep for c in s.commits])
+    return HistorySeries(
+        s.benchmark, s.machine, s.env, tuple(np.array(s.commits, dtype=object)[m]),
+        s.x[m], s.runs[m], s.within_var[m], s.samples,
+    )  # fmt: skip
+
+
+def _window(ordered: list[str], since: str | None, last: int | None) -> set[str] | None:
+    if since is None and last is None:
+        return None
+    start = 0
+    if since is not None:
+        hits = [i for i, c in enumerate(ordered) if c.startswith(since)]
+        if not hits:
+            raise InvalidArgumentError(f"--since: no benchmarked commit starts with {since!r}")
+        start = hits[0]
+    keep = ordered[start:]
+    if last is not None:
+        if last < 1:
+            raise InvalidArgumentError(f"--last: must be at least 1, got {last}")
+        keep = keep[-last:]
+    return set(keep)
+
+
+def _widen(
+    s: HistorySeries, positions: Sequence[int], full: dict[str, int] | None, full_list: list[str]
+) -> list[str]:
+    """Commits where a change first seen at ``positions`` may have happened: each
+    benchmarked commit, plus, with the full history, the unbenchmarked commits since the
+    previous benchmarked one."""
+    out: list[str] = []
+    for p in positions:
+        c = s.commits[p]
+        if full is not None and c in full and p > 0 and s.commits[p - 1] in full:
+            out += full_list[full[s.commits[p - 1]] + 1 : full[c] + 1]
+        else:
+            out.append(c)
+    return list(dict.fromkeys(out))
+
+
+def _is_drift(x: np.ndarray, sd: np.ndarray, lo: int, cps: list[int], hi: int) -> bool:
+    """True when a straight line over [lo, hi) fits at least as well as the steps."""
+    seg = x[lo:hi]
+    w = 1.0 / sd[lo:hi] ** 2
+    t = np.arange(seg.size, dtype=np.float64)
+    coef = np.polyfit(t, seg, 1, w=np.sqrt(w))
+    rss_line = float(np.sum(w * (seg - np.polyval(coef, t)) ** 2))
+    bounds = [lo, *cps, hi]
+    fit = np.empty_like(seg)
+    for a, b in itertools.pairwise(bounds):
+        fit[a - lo : b - lo] = float(huber_levels(x[a:b], sd[a:b]))
+    rss_steps = float(np.sum(w * (seg - fit) ** 2))
+    # the steps have len(cps) + 1 levels and the positions: the line has 2 parameters
+    return rss_line <= rss_steps + 2.0 * len(cps) - 1.0
+
+
+def history(
+    df: pd.DataFrame,
+    *,
+    fdr: float = 0.05,
+    commits: Sequence[str] | None = None,
+    since: str | None = None,
+    last: int | None = None,
+    n_null: int = 400,
+    seed: int | np.random.Generator | None = 0,
+) -> History:
+    """Find the commits at which each benchmark's time changed, with honest uncertainty.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Runs as returned by :func:`tsanalyze.read_runs` (run metadata in
+        ``df.attrs["runs"]``, with ``commit``, ``commit_time``, ``machine``, ``env``
+        where known). Runs of one commit are its trials.
+    fdr : float
+        False discovery rate over all series (Benjamini–Hochberg); with one series, its
+        false-alarm rate.
+    commits : sequence of str, optional
+        The full history, oldest first (e.g. ``git rev-list --reverse``), to widen each
+        set by the commits that were not benchmarked.
+    since, last : optional
+        Analyse only the commits from the first one starting with ``since``, and/or the
+        newest ``last`` benchmarked commits.
+    n_null : int
+        Null series simulated per series for calibration.
+    seed : int or Generator, optional
+        Random seed of the simulations (results are reproducible for a given seed).
+
+    Returns
+    -------
+    History
+
+    Notes
+    -----
+    A level must hold for at least two benchmarked commits to be a change (a change at
+    the newest commit is only seen after one more run); a drift is reported as a drift
+    when a straight line fits the steps found as well as the steps do. The calibration
+    trusts the fitted noise model (AR(1) wander plus white run-to-run and sampling noise);
+    a machine whose speed jumps between regimes without a code change looks like changes,
+    and a step shared by most benchmarks is then marked as an environment shift.
+
+    References
+    ----------
+    Benjamini & Hochberg (1995), doi:10.1111/j.2517-6161.1995.tb02031.x; Siegmund (1988),
+    doi:10.2307/1403360 (change-point confidence sets).
+    """
+    if not 0.0 < fdr < 1.0:
+        raise InvalidArgumentError(f"fdr: must be between 0 and 1, got {fdr!r}")
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    all_series, ordered = build_series(df)
+    keep = _window(ordered, since, last)
+    all_series = [_select(s, keep) for s in all_series]
+    full_list = list(commits) if commits is not None else []
+    full = {c: i for i, c in enumerate(full_list)} if commits is not None else None
+    findings: list[Finding] = []
+    detectors = []
+    firsts = []
+    for s in all_series:
+        det = SeriesDetector(s.x, s.runs, s.within_var, rng, n_null=n_null)
+        first = det.test(0, s.x.size)
+        if first[0] <= PILOT_LEVEL:
+            # a step inflates the variogram the noise is fitted to (and so hides itself):
+            # refit on the series with the suspected step taken out, then test again
+            det = SeriesDetector(s.x, s.runs, s.within_var, rng, n_null=n_null,
+                                 fit_x=det.without_step(first[1]))  # fmt: skip
+            first = det.test(0, s.x.size)
+        detectors.append(det)
+        firsts.append(first)
+    p = np.array([f[0] for f in firsts], dtype=np.float64)
+    q = adjust_pvalues(p, "bh") if p.size else p
+    finite = np.isfinite(p)
+    rejected = finite & (q <= fdr)
+    m = int(finite.sum())
+    threshold = fdr * int(rejected.sum()) / m if m else 0.0
+    short = [s.benchmark for s, ok in zip(all_series, finite, strict=True) if not ok]
+    if short:
+        findings.append(Finding("too-few-commits", f"{len(short)} series have fewer than 5 "
+                                "benchmarked commits or no noise to calibrate; not tested", "info"))  # fmt: skip
+    rows: list[dict[str, Any]] = []
+    out_rows: list[dict[str, Any]] = []
+    series_rows: list[dict[str, Any]] = []
+    for s, det, (p0, t0), q0, rej in zip(all_series, detectors, firsts, q, rejected, strict=True):
+        mod = det.model
+        series_rows.append({
+            "benchmark": s.benchmark, "machine": s.machine, "env": s.env,
+            "commits": len(s.commits), "runs": int(s.runs.sum()), "samples": s.samples,
+            "sd_wander": mod.sd_wander, "phi": mod.phi, "sd_run": mod.sd_run,
+            "p_value": p0, "q_value": float(q0), "changed": bool(rej),
+        })  # fmt: skip
+        cps: list[tuple[int, float]] = det.segment((p0, t0), threshold) if rej else []
+        pos = [c for c, _ in cps]
+        bounds = [0, *pos, s.x.size]
+        located: list[Located] = [
+            det.locate(bounds[j], pos[j], bounds[j + 2]) for j in range(len(pos))
+        ]
+        # outlier runs: one-commit excursions from their segment's level
+        level = np.empty_like(s.x)
+        for a, b in itertools.pairwise(bounds):
+            level[a:b] = float(huber_levels(s.x[a:b], det.sd[a:b])) if b > a else np.nan
+        if not det.degenerate:
+            z = (s.x - level) / det.sd
+            zc = _st.norm.isf(OUTLIER_LEVEL / (2 * s.x.size))
+            for i in np.flatnonzero(np.abs(z) > zc):
+                out_rows.append({"benchmark": s.benchmark, "machine": s.machine, "env": s.env,
+                                 "commit": s.commits[i], "ratio": math.exp(s.x[i] - level[i]),
+                                 "z": float(z[i]), "environment": False})  # fmt: skip
+        rows += _series_changes(s, det, located, cps, bounds, level, float(q0), full, full_list)
+    changes = pd.DataFrame(rows, columns=list(CHANGE_COLUMNS))
+    changes["recovered_at"] = changes["recovered_at"].astype(object)
+    changes.loc[changes["recovered_at"].isna(), "recovered_at"] = None
+    series_frame = pd.DataFrame(series_rows)
+    _mark_environment(changes, series_frame)
+    outliers = pd.DataFrame(out_rows, columns=list(OUTLIER_COLUMNS))
+    findings += _outlier_findings(outliers, series_frame)
+    if not changes.empty:
+        size = np.abs(np.log(changes["ratio"].to_numpy(dtype=float)))
+        order = np.lexsort((-size, changes["recovered_at"].notna().to_numpy()))
+        changes = changes.iloc[order].reset_index(drop=True)
+        n_env = int(changes["environment_shift"].sum())
+        if n_env:
+            findings.append(Finding("environment-shift", f"{n_env} changes are shared by most "
+                                    "benchmarks of their machine at one commit: probably the "
+                                    "machine or environment changed, not the code"))  # fmt: skip
+    return History(
+        changes=changes,
+        outliers=outliers,
+        series=series_frame,
+        fdr=fdr,
+        warnings=tuple(findings),
+    )
+
+
+def _series_changes(
+    s: HistorySeries, det: SeriesDetector, located: list[Located], cps: list[tuple[int, float]],
+    bounds: list[int], level: np.ndarray, q0: float, full: dict[str, int] | None,
+    full_list: list[str],
+) -> list[dict[str, Any]]:  # fmt: skip
+    """Change rows of one series: steps, runs of same-direction steps merged into drifts,
+    and whether a later change brought the level back."""
+    seg_levels = [float(level[a]) for a in bounds[:-1]]
+    groups: list[list[int]] = []
+    for j, loc in enumerate(located):
+        if groups and np.sign(loc.delta) == np.sign(located[groups[-1][-1]].delta):
+            groups[-1].append(j)
+        else:
+            groups.append([j])
+    final: list[list[int]] = []
+    for g in groups:
+        if len(g) >= 2 and _is_drift(
+            s.x, det.sd, bounds[g[0]], [located[j].t for j in g], bounds[g[-1] + 2]
+        ):
+            final.append(g)
+        else:
+            final += [[j] for j in g]
+    out = []
+    for g in final:
+        first, last_ = located[g[0]], located[g[-1]]
+        before, after = seg_levels[g[0]], seg_levels[g[-1] + 1]
+        if len(g) == 1:
+            delta, lo, hi = first.delta, first.ci_low, first.ci_high
+            kind, cand = "step", list(first.candidates)
+        else:
+            delta = after - before
+            var = sum(((located[j].ci_high - located[j].ci_low) / 3.92) ** 2 for j in g)
+            lo, hi = delta - 1.96 * math.sqrt(var), delta + 1.96 * math.sqrt(var)
+            kind = "drift"
+            cand = list(range(min(first.candidates), max(last_.candidates) + 1))
+        recovered = None
+        for k in range(g[-1] + 1, len(located)):
+            lev = seg_levels[k + 1]
+            if abs(lev - before) <= 0.5 * abs(delta):
+                recovered = s.commits[located[k].t]
+                break
+        out.append({
+            "benchmark": s.benchmark, "machine": s.machine, "env": s.env, "kind": kind,
+            "commit": s.commits[first.t], "commits": _widen(s, cand, full, full_list),
+            "ratio": math.exp(delta), "ci_low": math.exp(lo), "ci_high": math.exp(hi),
+            "direction": "regression" if delta > 0 else "improvement",
+            "p_value": min(cps[j][1] for j in g), "q_value": q0, "recovered_at": recovered,
+            "environment_shift": False, "position": first.t,
+        })  # fmt: skip
+    return out
+
+
+def _mark_environment(changes: pd.DataFrame, series: pd.DataFrame) -> None:
+    """Mark changes whose commit set holds a commit shared by the changes of at least
+    half (and at least 3) of the series of their machine and env."""
+    if changes.empty:
+        return
+    sizes = series.groupby(["machine", "env"]).size()
+    for (machine, env), g in changes.groupby(["machine", "env"]):
+        counts: Counter[str] = Counter()
+        for cs in g["commits"]:
+            counts.update(set(cs))
+        need = max(3, math.ceil(SHARED_SHARE * int(sizes.get((machine, env), 0))))
+        shared = {c for c, n in counts.items() if n >= need}
+        if shared:
+            hit = g["commits"].map(lambda cs, sh=shared: bool(sh & set(cs)))
+            changes.loc[g.index[hit.to_numpy()], "environment_shift"] = True
+
+
+def _outlier_findings(outliers: pd.DataFrame, series: pd.DataFrame) -> list[Finding]:
+    """Mark outlier runs shared by at least half (and 3) of the series of their machine
+    and env at one commit as environmental, and say which series switch between regimes
+    (more than 5% of their commits are outliers): the machine behind one name varies."""
+    out: list[Finding] = []
+    if outliers.empty:
+        return out
+    sizes = series.groupby(["machine", "env"]).size()
+    n_env_commits = 0
+    for (machine, env), g in outliers.groupby(["machine", "env"]):
+        need = max(3, math.ceil(SHARED_SHARE * int(sizes.get((machine, env), 0))))
+        counts = g["commit"].value_counts()
+        shared = set(counts.index[counts >= need])
+        n_env_commits += len(shared)
+        outliers.loc[g.index[g["commit"].isin(shared).to_numpy()], "environment"] = True
+    if n_env_commits:
+        out.append(Finding("environment-outliers", f"{n_env_commits} commits are outliers in most "
+                           "benchmarks of their machine at once: that run's machine or "
+                           "environment differed, not the code"))  # fmt: skip
+    per = outliers.groupby(["benchmark", "machine", "env"]).size()
+    n = series.set_index(["benchmark", "machine", "env"])["commits"]
+    regime = [k for k, c in per.items() if c > REGIME_SHARE * max(int(n.get(k, 1)), 1)]
+    if regime:
+        out.append(Finding("regime-switching", f"{len(regime)} series have outlier runs at more "
+                           f"than {REGIME_SHARE:.0%} of their commits: their runs switch between "
+                           "levels (several machines under one name?); changes there are less "
+                           "certain than stated"))  # fmt: skip
+    return out

@@ -1,0 +1,192 @@
+"""Read one (run, benchmark) series at a time from Parquet run files (issue 19).
+
+:func:`scan_runs` learns which file holds which run from the files' footers (no sample is
+read); :func:`read_series` then reads one series, and only it: the file holding the run,
+the columns asked for, the row groups a dataset filter on ``run`` and ``benchmark`` does
+not exclude. Memory is that of one series, not of the files. Also importable from
+:mod:`tsanalyze.io.runs`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.dataset as pds
+
+from tsanalyze import schema
+from tsanalyze.errors import InvalidRunError
+from tsanalyze.io.checks import check_rows
+from tsanalyze.io.runs import (
+    PathLike,
+    _names,
+    _normalise_table,
+    _runs_of_schema,
+    add_time_columns,
+    expand_paths,
+    order_columns,
+)
+
+__all__ = ["RunFiles", "iter_series", "read_series", "scan_runs"]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class RunFiles:
+    """Run files known from their footers: which file holds which run, and its metadata.
+
+    Made by :func:`scan_runs`; :func:`read_series` reads one series of them at a time.
+    """
+
+    files: tuple[str, ...]  # in the order given (paths or URLs)
+    runs: dict[str, dict[str, Any]]  # run id -> its metadata, "file" added
+    filesystem: Any = None  # a pyarrow.fs filesystem; None: local paths, URLs pyarrow resolves
+
+    def series(self) -> list[tuple[str, str]]:
+        """Every ``(run, benchmark)`` series, in file order (reads only those 2 columns)."""
+        out: dict[tuple[str, str], None] = {}
+        for f in self.files:
+            t = _dataset(f, self.filesystem).to_table(columns=["run", "benchmark"])
+            pairs = t.group_by(["run", "benchmark"], use_threads=False).aggregate([])
+            for r, b in zip(
+                *(pairs.column(c).to_pylist() for c in ("run", "benchmark")), strict=True
+            ):
+                out[(str(r), str(b))] = None
+        return list(out)
+
+
+def _dataset(path: str, filesystem: Any) -> pds.Dataset:
+    fmt = pds.ParquetFileFormat(read_options={"dictionary_columns": ["run", "benchmark"]})
+    try:
+        return pds.dataset(path, format=fmt, filesystem=filesystem)
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        why = " ".join(str(exc).split())[:200]
+        raise InvalidRunError(f"{path}: cannot be read as a Parquet run file ({why})") from None
+
+
+def scan_runs(
+    paths: PathLike | Iterable[PathLike] | RunFiles, *, filesystem: Any = None
+) -> RunFiles:
+    """Find the runs of Parquet run files from their footers, without reading samples.
+
+    Parameters
+    ----------
+    paths : path, glob, directory, iterable of them, or RunFiles
+        Local paths are expanded as :func:`read_runs` does; with ``filesystem`` (a
+        ``pyarrow.fs`` filesystem, e.g. from ``pyarrow.fs.FileSystem.from_uri``) the
+        paths are taken as they are, on that filesystem.
+    filesystem : pyarrow.fs.FileSystem, optional
+
+    Returns
+    -------
+    RunFiles
+
+    Raises
+    ------
+    InvalidRunError
+        A file that is not a tsanalyze Parquet run (import other tools' files first with
+        ``tsanalyze import``), invalid metadata, or a run id held by two files.
+    """
+    if isinstance(paths, RunFiles):
+        return paths
+    if filesystem is None:
+        files = [str(p) for p in expand_paths(paths)]
+    else:
+        files = [
+            os.fspath(p) for p in ([paths] if isinstance(paths, (str, os.PathLike)) else paths)
+        ]
+    runs: dict[str, dict[str, Any]] = {}
+    for f in files:
+        arrow_schema = _dataset(f, filesystem).schema
+        for meta in _runs_of_schema(f, arrow_schema):
+            if meta["run"] in runs:
+                raise InvalidRunError(
+                    f"{f}: run id {meta['run']!r} is also in {runs[meta['run']]['file']}"
+                )
+            runs[meta["run"]] = {**meta, "file": f}
+    return RunFiles(tuple(files), runs, filesystem)
+
+
+def read_series(
+    source: PathLike | Iterable[PathLike] | RunFiles, run: str, benchmark: str, *,
+    columns: Sequence[str] = (), filesystem: Any = None,
+) -> pd.DataFrame:  # fmt: skip
+    """Read one (run, benchmark) series, and only it, in sample order (issue 19).
+
+    Only the file holding ``run`` is opened; a dataset filter on ``run`` and
+    ``benchmark`` skips the row groups whose statistics exclude them, so memory is
+    that of the series, not of the files.
+
+    Parameters
+    ----------
+    source : path(s) or RunFiles
+        Parquet run files, or what :func:`scan_runs` found (scan once, read many).
+    run, benchmark : str
+        The series.
+    columns : sequence of str
+        Columns to read besides the required ones of the run format (e.g. ``"ticks"``).
+    filesystem : pyarrow.fs.FileSystem, optional
+        As for :func:`scan_runs` (ignored when ``source`` is a RunFiles).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows of the series as :func:`read_runs` gives them (``benchmark`` and ``run``
+        categorical, ``time_ns_raw`` and ``time_ns`` added), sorted by ``sample``;
+        ``attrs["runs"]`` holds the metadata of ``run`` only.
+
+    Raises
+    ------
+    InvalidRunError
+        As :func:`scan_runs`, a run or benchmark not in the files, or a row the run
+        format forbids (the checks of :func:`read_runs`, on this series' rows).
+    """
+    found = scan_runs(source, filesystem=filesystem)
+    meta = found.runs.get(run)
+    if meta is None:
+        raise InvalidRunError(f"{_names([Path(f) for f in found.files])}: no run {run!r}")
+    file = meta["file"]
+    dset = _dataset(file, found.filesystem)
+    want = [c for c in schema.COLUMN_NAMES if c in schema.REQUIRED_COLUMNS or c in columns]
+    want += [c for c in columns if c not in want]
+    absent = [c for c in want if c not in dset.schema.names and c != "work"]
+    if absent:
+        raise InvalidRunError(f"{file}: column {absent[0]}: missing")
+    cond = (pc.field("run") == run) & (pc.field("benchmark") == benchmark)
+    try:
+        table = dset.to_table(columns=[c for c in want if c in dset.schema.names], filter=cond)
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        why = " ".join(str(exc).split())[:200]
+        raise InvalidRunError(f"{file}: truncated or corrupt Parquet file ({why})") from None
+    if table.num_rows == 0:
+        raise InvalidRunError(f"{file}: run {run!r} has no benchmark {benchmark!r}")
+    check_rows(f"{file} (run {run!r}, benchmark {benchmark!r})", table, [run])
+    sample = table.column("sample").to_numpy()
+    if sample.size > 1 and not bool(np.all(sample[1:] > sample[:-1])):
+        table = table.sort_by("sample")
+    df = _normalise_table(table).to_pandas(split_blocks=True, self_destruct=True)
+    del table
+    for c in ("ticks", "start_ticks"):
+        if c in df.columns:
+            df[c] = df[c].astype("Int64")
+    df["benchmark"] = df["benchmark"].cat.remove_unused_categories()
+    df = order_columns(df)
+    df.attrs["runs"] = {run: meta}
+    return add_time_columns(df)
+
+
+def iter_series(
+    source: PathLike | Iterable[PathLike] | RunFiles, *, columns: Sequence[str] = (),
+    filesystem: Any = None,
+) -> Iterator[pd.DataFrame]:  # fmt: skip
+    """Each series of the files, one at a time (:func:`read_series`), in the order of
+    :meth:`RunFiles.series`: at most one series is held in memory by this reader."""
+    found = scan_runs(source, filesystem=filesystem)
+    for run, benchmark in found.series():
+        yield read_series(found, run, benchmark, columns=columns)
