@@ -15,6 +15,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "ConfidenceOpt",
+    "Engine",
+    "EngineOpt",
     "Estimator",
     "EstimatorOpt",
     "FailOn",
@@ -25,6 +27,7 @@ __all__ = [
     "PlotsOpt",
     "QuietOpt",
     "RawOpt",
+    "SchedulerOpt",
     "SeedOpt",
     "seed_value",
 ]
@@ -44,6 +47,13 @@ class Estimator(str, enum.Enum):
     min = "min"
     mean = "mean"
     trimmed_mean = "trimmed_mean"
+
+
+class Engine(str, enum.Enum):
+    """Who runs the per-series work: this machine's worker processes, or a Dask cluster."""
+
+    local = "local"
+    dask = "dask"
 
 
 class FailOn(str, enum.Enum):
@@ -74,6 +84,23 @@ RawOpt = Annotated[
 ]
 JobsOpt = Annotated[
     int | None, typer.Option("--jobs", "-j", help="Worker processes (default: all cores).")
+]
+EngineOpt = Annotated[
+    Engine,
+    typer.Option(
+        "--engine",
+        help="Run the per-series work here (local) or as tasks of a Dask cluster (dask; "
+        "needs pip install 'tsanalyze[dask]'). Same results either way.",
+    ),
+]
+SchedulerOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--scheduler",
+        help="With --engine dask: address of a running Dask scheduler (tcp://host:8786); "
+        "default $DASK_SCHEDULER_ADDRESS, else a local cluster of --jobs workers.",
+        show_default=False,
+    ),
 ]
 SeedOpt = Annotated[
     str | None,

@@ -88,11 +88,18 @@ def report(
     ] = None,
     seed: opt.SeedOpt = None,
     quiet: opt.QuietOpt = False,
+    engine: opt.EngineOpt = opt.Engine.local,
+    scheduler: opt.SchedulerOpt = None,
 ) -> None:
     """Analyse runs: stable phase, dependence, estimates with CIs, comparisons, findings."""
     from tsanalyze._workers import start_early_for
 
-    start_early_for(files, jobs)  # the workers' imports overlap the reading (issue 24)
+    if engine is opt.Engine.local:
+        start_early_for(files, jobs)  # the workers' imports overlap the reading (issue 24)
+    else:  # no Dask: say how to install it before reading anything
+        from tsanalyze.analysis.runset.dask_engine import require_distributed
+
+        require_distributed()
     if html is not None or plots is not None:
         _import_figures_early()
     from tsanalyze.analysis.runset import analyze
@@ -106,7 +113,8 @@ def report(
         analysis = analyze(
             df, estimator=estimator.value, confidence_level=confidence_level, raw=raw,
             baseline=baseline, baseline_benchmark=baseline_benchmark, jobs=jobs, rng=rng,
-            progress=update, reference=reference, sides=sides,
+            progress=update, reference=reference, sides=sides, engine=engine.value,
+            scheduler=scheduler,
         )  # fmt: skip
     write_report(
         analysis, output=output, html=html, plots=plots, jobs=jobs, fail_on=fail_on, quiet=quiet

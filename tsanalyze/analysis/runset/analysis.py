@@ -46,6 +46,9 @@ def analyze(
     reference: str | None = None,
     progress: ProgressCallback | None = None,
     sides: Mapping[str, str] | None = None,
+    engine: str = "local",
+    client: Any = None,
+    scheduler: str | None = None,
 ) -> RunAnalysis:
     """Analyse a run set (or one series): steady state, dependence, estimates, comparisons.
 
@@ -90,6 +93,18 @@ def analyze(
         Run id -> side label, overriding the default side of a run (its file). The CLI
         puts the runs found under one directory (or glob) given on the command line on one
         side, so that they are trials of it.
+    engine : {"local", "dask"}
+        Who runs the per-series jobs, the trials summaries and the comparisons: this
+        process and its pool of ``jobs`` workers, or a Dask cluster
+        (:mod:`.dask_engine`; needs ``pip install 'tsanalyze[dask]'``). Multiplicity
+        adjustment and verdicts are made here on the reduced results either way, and the
+        result is the same with either engine.
+    client : distributed.Client, optional
+        With ``engine="dask"``: the cluster to use (left open). Without it, the scheduler
+        at ``scheduler`` (or ``DASK_SCHEDULER_ADDRESS``), else a ``LocalCluster`` of
+        ``jobs`` workers started for this analysis and closed after it.
+    scheduler : str, optional
+        With ``engine="dask"``: address of a running scheduler (``tcp://host:8786``).
 
     Returns
     -------
@@ -156,7 +171,7 @@ def analyze(
         if progress is not None:
             progress(done[0], done[1])
 
-    runner = Runner(workers, len(data))
+    runner = _runner(engine, workers, len(data), client, scheduler, jobs)
     try:
         results = runner.map(run_series, job_list, tick)
         cmp_jobs = plan.comparison_jobs(
@@ -194,6 +209,20 @@ def analyze(
         noise_floor=floor,
         warnings=() if floor is None else tuple(floor.warnings),
     )
+
+
+def _runner(
+    engine: str, workers: int, n_samples: int, client: Any, scheduler: str | None,
+    jobs: int | None,
+) -> Any:  # fmt: skip
+    """The runner of ``engine``: the local pool, or a Dask cluster (:mod:`.dask_engine`)."""
+    if engine == "local":
+        return Runner(workers, n_samples)
+    if engine != "dask":
+        raise InvalidArgumentError(f"engine: expected 'local' or 'dask', got {engine!r}")
+    from tsanalyze.analysis.runset.dask_engine import DaskRunner
+
+    return DaskRunner(client, scheduler, jobs)
 
 
 def _run_job(job: object) -> Any:
