@@ -112,9 +112,14 @@ class Runner:
         """``[fn(item) for item in items]``, calling ``on_done()`` after each."""
         out: list[Any] = [None] * len(items)
         if self.pool is None:
-            for i, item in enumerate(items):
-                out[i] = fn(item)
-                on_done()
+            from threadpoolctl import threadpool_limits
+
+            # one BLAS thread, as in the workers (_workers.py): the same numbers whatever
+            # the number of jobs, to the last bit
+            with threadpool_limits(limits=1):
+                for i, item in enumerate(items):
+                    out[i] = fn(item)
+                    on_done()
             return out
         futures = {self.pool.submit(fn, item): i for i, item in enumerate(items)}
         try:
