@@ -255,9 +255,10 @@ def test_edge_cases() -> None:
     neg = estimate(np.random.default_rng(1).normal(0.0, 1.0, 200), "median")
     assert neg.ci_low < 0 < neg.ci_high
     assert math.isnan(neg.relative_halfwidth)
+    # a trend is not a stationary series: no honest interval, and a serious finding says so
     trend = estimate(np.arange(300.0), "mean", rng=1, n_resamples=200)
-    assert "no-subsession-size" in trend.warning_codes
-    assert trend.method == "percentile-stationary-block"
+    assert "too-short-for-dependence" in trend.warning_codes
+    assert trend.method == "unbounded" and (trend.ci_low, trend.ci_high) == (-math.inf, math.inf)
 
 
 @settings(max_examples=20, deadline=None)

@@ -36,15 +36,23 @@ from tsanalyze._validation import (
     check_rng,
 )
 from tsanalyze.errors import NotEnoughData
+from tsanalyze.stats.action import ActionStatistics, action_statistics
 from tsanalyze.stats.autocorrelation import (
     _acf_fft,
     _geyer_tau,
     block_means,
     lag1,
     residual_inflation,
-    subsession_size,
 )
 from tsanalyze.stats.bootstrap import bootstrap_ci, optimal_block_length
+from tsanalyze.stats.dependence import MIN_N, assess_dependence
+from tsanalyze.stats.dependent_intervals import long_range_ci
+from tsanalyze.stats.mean_ci import (
+    hall_t_quantiles,
+    rare_events_finding,
+    subsession_mean_variance,
+)
+from tsanalyze.stats.minimum import min_exact_percentile, min_finding
 from tsanalyze.stats.quantiles import quantile_ci
 
 __all__ = [
@@ -56,7 +64,9 @@ __all__ = [
     "MethodName",
     "action_statistics",
     "estimate",
+    "hall_t_quantiles",
     "mad",
+    "subsession_mean_variance",
     "trimmed_mean",
 ]
 
@@ -129,10 +139,16 @@ METHODS: dict[str, str] = {
     "bca-stationary-block": "BCa stationary block bootstrap, block-jackknife acceleration",
     "bca-circular-block": "BCa circular block bootstrap, block-jackknife acceleration",
     "none": "no interval (too few samples)",
+    "unbounded": "no honest interval: the series is too short for the dependence in it "
+    "(see the serious finding); the bounds are -inf and inf",
+    "batch-means-long-range": "t interval on 16 block means, their variance extrapolated "
+    "to the whole series with the Hurst exponent (long-range dependence)",
+    "order-statistic-long-range": "order-statistic CI with the effective n of 1{x <= median} "
+    "under long-range dependence (block means extrapolated with the Hurst exponent)",
 }
 
-#: fewest subsession means Pilot's rule needs (``subsession_size(min_blocks=...)``)
-_MIN_BLOCKS = 10
+#: estimators whose interval the dependence assessment can widen or refuse
+LOCATIONS = ("median", "mean", "trimmed_mean")
 
 #: above this many samples the bootstrap resamples this many (m-out-of-n, rescaled)
 MAX_RESAMPLE_SIZE = 20_000
@@ -381,41 +397,20 @@ def estimate(
         )
         return result(math.nan, math.nan, "none")
 
-    r1 = lag1(a)
-    m = subsession_size(a, threshold)
-    if m is None and n < 2 * _MIN_BLOCKS:
-        m = 1
-        found.append(
-            Finding(
-                "dependence-unchecked",
-                f"{n} samples are too few to measure serial dependence; they are treated "
-                "as independent",
-                "info",
-            )
-        )
+    dep = assess_dependence(a, threshold=threshold)
+    r1 = dep.lag1
+    m = dep.subsession_size if n >= MIN_N else 1
     independent = m == 1
-    if m is None:
-        found.append(
-            Finding(
-                "no-subsession-size",
-                f"no subsession size brings the lag-1 autocorrelation of block means within "
-                f"±{threshold:g} (lag-1 = {r1:.2f}): the series may not be stationary; the "
-                "interval assumes it is",
-                "serious",
-            )
-        )
-    elif not independent:
-        found.append(
-            Finding(
-                "autocorrelated",
-                f"samples are autocorrelated (lag-1 = {r1:.2f}, subsession size {m}); the "
-                "interval accounts for it",
-                "info",
-            )
-        )
+    found.extend(dep.findings)
     if float(np.ptp(a)) == 0.0:
         found.append(Finding("constant", "all samples are equal: the interval is a point", "info"))
         return result(est, est, "none", effective_n=float(n))
+    if estimator in LOCATIONS and method == "auto":
+        if not dep.supports_interval:
+            return result(-math.inf, math.inf, "unbounded", effective_n=0.0)
+        if dep.hurst > 0.5:
+            lo, hi, used, neff = long_range_ci(a, estimator, est, dep, cl, float(trim))
+            return result(lo, hi, used, effective_n=neff)
 
     chosen = method
     if method == "auto":
@@ -429,12 +424,12 @@ def estimate(
             chosen = "bca-iid" if independent else "percentile-stationary-block"
 
     if estimator == "min":
-        found.append(_min_finding(a))
+        found.append(min_finding(a))
 
     if chosen.startswith("order-statistic"):
         neff = float(n)
         used = "order-statistic"
-        if n >= 2 * _MIN_BLOCKS:
+        if n >= MIN_N:
             # dependence of the indicator 1{x <= median} is what matters for the median
             # (it can be serial even when lag-1 of x is not, e.g. modulated delay rates)
             med = float(np.median(a))
@@ -459,7 +454,7 @@ def estimate(
         infl = residual_inflation(means)
         se = float(np.std(means, ddof=1)) / math.sqrt(k) * math.sqrt(infl)
         t_lo, t_hi = hall_t_quantiles(means, cl)
-        tail = _tail_finding(a)
+        tail = rare_events_finding(a)
         if tail is not None:
             found.append(tail)
         return result(est - t_hi * se, est - t_lo * se, "t-subsession", effective_n=float(k) / infl)
@@ -476,7 +471,7 @@ def estimate(
                     "info",
                 )
             )
-        lo, hi = _min_exact_percentile(a, cl)
+        lo, hi = min_exact_percentile(a, cl)
         return result(lo, hi, "percentile-iid-exact")
 
     # bootstrap methods
@@ -539,188 +534,3 @@ def _indicator_dependence(ind: Any) -> tuple[float, float]:
     ks = np.arange(1, h + 1)
     q = float(n * (n + 2) * np.sum(rho[1 : h + 1] ** 2 / (n - ks)))
     return _geyer_tau(rho, n), float(chdtrc(h, q))
-
-
-#: share of the total absolute deviation from the median held by the largest 1% of
-#: deviations above which the mean is flagged as driven by rare events (about 3% for
-#: Gaussian data, 10-15% for Student-t(3), over 50% for delay data with rare large delays)
-TAIL_SHARE_LIMIT = 0.3
-
-
-def _tail_finding(a: Float64Array) -> Finding | None:
-    """Flag a mean dominated by a few rare, large values (Bahadur–Savage territory)."""
-    n = a.size
-    k = max(1, n // 100)
-    if n < 100:
-        return None
-    dev = np.abs(a - np.median(a))
-    total = float(dev.sum())
-    if total == 0.0:
-        return None
-    top = float(np.partition(dev, n - k)[n - k :].sum())
-    share = top / total
-    if share <= TAIL_SHARE_LIMIT:
-        return None
-    return Finding(
-        "mean-rare-events",
-        f"the largest 1% of samples hold {share:.0%} of the total deviation from the median: "
-        "the mean is driven by rare large values. The interval's lower end still holds, but "
-        "rare delays that these samples happen to lack can put the true mean above its upper "
-        "end, and no interval computed from the samples can prevent that; prefer the median "
-        "or the trimmed mean",
-        "warning",
-    )
-
-
-#: fewer subsession means than this: no skewness correction (the sample skewness of a
-#: handful of values is too noisy to correct with)
-_HALL_MIN_K = 10
-
-
-def hall_t_quantiles(values: Float64Array, confidence_level: float) -> tuple[float, float]:
-    """Quantiles (low, high) of the studentised mean T = (mean - mu) / se of ``values``,
-    corrected for skewness by Hall's (1992) transformation.
-
-    With g the sample skewness of the k values, a = g / (3 sqrt(k)) and b = g / (6 sqrt(k)),
-    Hall's transformation ``T + a T^2 + a^2 T^3 / 3 + b`` is close to Student t_{k-1}
-    (its n^-1/2 skewness term removed); it is monotone, so the quantiles of T are its
-    inverse at the t quantiles: ``((1 + 3a (q - b))^(1/3) - 1) / a``. The interval for mu
-    is then ``[mean - T_high se, mean - T_low se]``: for right-skewed values (delays) it
-    reaches further above the mean than below. Without skewness (g = 0) or with fewer than
-    ``_HALL_MIN_K`` values it is the symmetric Student t interval.
-
-    References
-    ----------
-    Hall, P. (1992). On the removal of skewness by transformation. Journal of the Royal
-    Statistical Society B 54(1), 221-228.
-    Zhou, X.-H., Dinh, P. (2005). Nonparametric confidence intervals for the one- and
-    two-sample problems. Biostatistics 6(2), 187-200.
-    """
-    k = values.size
-    q = float(_st.t.ppf(0.5 + confidence_level / 2, k - 1))
-    g = float(_st.skew(values)) if k >= _HALL_MIN_K else 0.0
-    if not math.isfinite(g) or g == 0.0:
-        return -q, q
-    a = g / (3.0 * math.sqrt(k))
-    b = g / (6.0 * math.sqrt(k))
-
-    def inverse(z: float) -> float:
-        u = 3.0 * a * (z - b)
-        # (1 + u)^(1/3) - 1 without cancellation when the skewness is tiny
-        d = math.expm1(math.log1p(u) / 3.0) if u > -1.0 else float(np.cbrt(1.0 + u)) - 1.0
-        return d / a
-
-    return inverse(-q), inverse(q)
-
-
-def subsession_mean_variance(a: Float64Array, m: int) -> float | None:
-    """var(mean) from subsession means, with the residual lag-1 factor (as t-subsession)."""
-    means = block_means(a, m)
-    k = means.size
-    if k < _MIN_BLOCKS:
-        return None
-    return float(np.var(means, ddof=1)) / k * residual_inflation(means)
-
-
-def _min_exact_percentile(a: Float64Array, cl: float) -> tuple[float, float]:
-    """Percentile interval of the i.i.d. bootstrap distribution of the minimum, exactly.
-
-    With distinct values, P(min* > x_(j)) = ((n - j) / n)^n, so the alpha/2 and
-    1 - alpha/2 quantiles of min* are order statistics found without resampling.
-    """
-    n = a.size
-    k = min(n, 64)
-    low = np.sort(np.partition(a, k - 1)[:k]) if k < n else np.sort(a)
-    j = np.arange(1, k + 1)
-    cdf = 1.0 - ((n - j) / n) ** n  # P(min* <= x_(j))
-    alpha = 1.0 - cl
-    i_lo = int(np.searchsorted(cdf, alpha / 2))
-    i_hi = int(np.searchsorted(cdf, 1 - alpha / 2))
-    return float(low[min(i_lo, k - 1)]), float(low[min(i_hi, k - 1)])
-
-
-def _min_finding(a: Float64Array) -> Finding:
-    h = a.size // 2
-    m1, m2 = float(a[:h].min()), float(a[h:].min())
-    lo = min(m1, m2)
-    rel = abs(m1 - m2) / abs(lo) if lo != 0 else math.nan
-    return Finding(
-        "min-lower-bound",
-        "the minimum estimates a lower bound of the run time, not a typical time; its "
-        "sampling distribution is degenerate (the interval's lower end is always the "
-        f"sample minimum); the two halves of the series give minima {rel:.2%} apart",
-        "info",
-    )
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class ActionStatistics(Result):
-    """Per-evaluation ("action") statistics derived from per-sample ("block") ones.
-
-    Attributes
-    ----------
-    mean, sd : float
-        block mean / evals and block sd / sqrt(evals).
-    block_mean, block_sd : float
-    evals : int
-    warnings : tuple of Finding
-        Always ``sd-scaled-by-sqrt-evals`` (info), saying what the sd scaling assumes.
-    """
-
-    mean: float
-    sd: float
-    block_mean: float
-    block_sd: float
-    evals: int
-    warnings: tuple[Finding, ...] = ()
-
-
-def action_statistics(block_mean: float, block_sd: float, evals: int) -> ActionStatistics:
-    """Turn statistics of samples of ``evals`` evaluations into per-evaluation ones.
-
-    Parameters
-    ----------
-    block_mean : float
-        Mean time of one sample (after subtracting the timer overhead, seed 004).
-    block_sd : float
-        Standard deviation of the sample times (>= 0).
-    evals : int
-        Evaluations per sample (>= 1).
-
-    Returns
-    -------
-    ActionStatistics
-
-    Notes
-    -----
-    mu_A = mu_B / a and sigma_A = sigma_B / sqrt(a) (seed 003, Boyer). The mean scaling
-    is exact; the sd scaling holds only when the evaluations inside a sample are
-    independent and identically distributed, which the result says in its
-    ``sd-scaled-by-sqrt-evals`` note. Medians and quantiles do *not* scale this way and
-    are not converted.
-
-    References
-    ----------
-    seed 003: Boyer, "Robust Java benchmarking" supplement (block vs action statistics).
-    seed 004: Ou, "Eliminating a source of measurement errors in benchmarks".
-    """
-    a = check_positive_int(evals, "evals")
-    if not math.isfinite(block_mean):
-        raise ValueError(f"block_mean: must be finite, got {block_mean!r}")
-    if not (math.isfinite(block_sd) and block_sd >= 0):
-        raise ValueError(f"block_sd: must be finite and >= 0, got {block_sd!r}")
-    note = Finding(
-        "sd-scaled-by-sqrt-evals",
-        f"per-evaluation mean = sample mean / {a}; per-evaluation sd = sample sd / sqrt({a}), "
-        "which assumes the evaluations inside a sample are independent and identically "
-        "distributed",
-        "info",
-    )
-    return ActionStatistics(
-        mean=float(block_mean) / a,
-        sd=float(block_sd) / math.sqrt(a),
-        block_mean=float(block_mean),
-        block_sd=float(block_sd),
-        evals=a,
-        warnings=(note,),
-    )
