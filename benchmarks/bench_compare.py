@@ -22,7 +22,7 @@ import numpy as np
 
 from tsanalyze.analysis.compare import compare, compare_runs
 from tsanalyze.datasets import simulate_run, simulate_series
-from tsanalyze.stats.tests import mann_whitney
+from tsanalyze.stats.two_sample import mann_whitney
 
 
 def best(fn: Callable[[], object], repeat: int = 3) -> float:

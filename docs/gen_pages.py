@@ -245,7 +245,8 @@ def defaults_page() -> str:
 
 def audit_input_page() -> str:
     """The fields of an audit input row, from ``tsanalyze.analysis.audit.COLUMNS``."""
-    from tsanalyze.analysis.audit import COLUMNS, TIME_UNITS
+    from tsanalyze._units import TIME_UNITS
+    from tsanalyze.analysis.audit import COLUMNS
 
     lines = [
         _HEADER,
@@ -257,7 +258,7 @@ def audit_input_page() -> str:
     for name, doc in COLUMNS.items():
         lines.append(f"| `{name}` | {_cell(doc)} |\n")
     units = ", ".join(f"`{u}`" for u in TIME_UNITS if u)
-    lines.append(f"\nTime units understood: {units}.\n")
+    lines.append(f"\nTime units understood (one table, `tsanalyze._units`): {units}.\n")
     return "".join(lines)
 
 

@@ -209,7 +209,8 @@ for name, loc in [("Atomic/with-timer-8", 32.6), ("Atomic/n-10/with-timer-8", 74
 The claimed differences between the two ways of timing are mostly the timer
 (`difference-timer-artifact`), and for k = 1000 atomic adds the 20 ns difference is not
 significant at all once the "± x%" spread (old benchstat's largest deviation from the mean) is
-turned into a standard deviation (`difference-not-significant`).
+turned into a standard deviation: since that sd is only an upper bound, the audit says the
+difference cannot be confirmed from the summary (`difference-unconfirmed`).
 
 ## 2. Seed 003: a standard deviation no honest distribution can have
 
@@ -471,13 +472,13 @@ pd.DataFrame(rows)
     md('''
 ## Modes within a trial, and estimates across trials
 
-`modes` finds the two clusters inside one trial. `estimate_trials` treats the trial (process) as
+`multimodality` finds the two clusters inside one trial. `estimate_trials` treats the trial (process) as
 the unit: a two-level bootstrap (resample trials, then samples within them, Kalibera & Jones
 2013) gives a CI that includes the trial-to-trial variation, and Cochran's Q says whether the
 trials agree (`trials-disagree`).
 '''),
     code('''
-tsanalyze.modes(trials[0]).to_frame()
+tsanalyze.multimodality(trials[0]).to_frame()
 '''),
     code('''
 across = [tsanalyze.estimate_trials(list(trials), e, n_resamples=500, rng=1) for e in ("median", "min")]

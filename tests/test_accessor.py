@@ -23,7 +23,7 @@ WRAPS = {
     "autocorrelation": "autocorrelation",
     "estimate": "estimate",
     "outliers": "tukey_fences",
-    "modes": "modes",
+    "modes": "multimodality",
 }
 #: keyword arguments that make a method deterministic (the bootstrap needs a seed)
 KWARGS: dict[str, dict[str, Any]] = {"estimate": {"rng": 7}}
@@ -172,9 +172,17 @@ def test_empty_frame_gives_the_same_columns(frame: pd.DataFrame) -> None:
 def test_rows_with_missing_keys_are_not_a_series(frame: pd.DataFrame) -> None:
     df = frame.copy()
     df["benchmark"] = df["benchmark"].astype(object)
-    df.loc[df.index[:5], "benchmark"] = None
+    missing = df.index[:5]
+    df.loc[missing, "benchmark"] = None
     got = df.tsa.outliers()
+    # the rows without a benchmark are left out: no group of their own, and no series
+    # holds them (reference: the function on each group of the other rows)
     assert got["benchmark"].notna().all()
+    assert got[["run", "benchmark"]].drop_duplicates().shape[0] == 4
+    kept = df.drop(index=missing)
+    _assert_frames_equal(got, _expected(kept, "tukey_fences", ["run", "benchmark"]))
+    # with the five rows, the fences of their series differ
+    assert not np.allclose(got["fence"], frame.tsa.outliers()["fence"])
 
 
 @pytest.mark.parametrize(
@@ -293,3 +301,37 @@ def test_compare_skips_groups_without_both_sides(frame: pd.DataFrame) -> None:
 def test_compare_bad_arguments(frame: pd.DataFrame, args: tuple[str, str], kwargs: dict[str, Any], match: str) -> None:
     with pytest.raises(ValueError, match=match):
         frame.tsa.compare(*args, **kwargs)
+
+
+# --- signatures and docstrings are the wrapped functions' -------------------------------------
+
+
+@pytest.mark.parametrize("method", [*METHODS, "summary"])
+def test_methods_show_the_wrapped_signature_and_docstring(frame: pd.DataFrame, method: str) -> None:
+    import inspect
+
+    from tsanalyze.analysis.series import analyze_series
+
+    fn = analyze_series if method == "summary" else getattr(tsanalyze, WRAPS[method])
+    params = list(inspect.signature(fn).parameters.values())[1:]  # without the values
+    on_series = getattr(_series(frame, "run-1", "fast").tsa, method)
+    assert list(inspect.signature(on_series).parameters.values()) == params
+    assert on_series.__doc__ == inspect.getdoc(fn)
+    on_frame = inspect.signature(getattr(frame.tsa, method)).parameters
+    assert [p for p in on_frame.values() if p.name not in ("by", "column")] == params
+    assert on_frame["by"].default is None and on_frame["column"].default == "time_ns"
+    assert on_frame["by"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert (inspect.getdoc(fn) or "") in getattr(frame.tsa, method).__doc__
+
+
+def test_by_sets_the_grouping(frame: pd.DataFrame) -> None:
+    _assert_frames_equal(frame.tsa.by("benchmark").outliers(), frame.tsa.outliers(by="benchmark"))
+    raw = frame.tsa.by(["run", "benchmark"], column="time_ns_raw")
+    _assert_frames_equal(raw.estimate(rng=7), frame.tsa.estimate(rng=7, column="time_ns_raw"))
+    # keywords still override what by() set
+    _assert_frames_equal(raw.outliers(column="time_ns"), frame.tsa.outliers())
+    with pytest.raises(ValueError, match="by"):
+        frame.tsa.by("nope")
+    # unbound use, as for a plain method
+    s = _series(frame, "run-1", "fast")
+    assert _same(TsaSeriesAccessor.outliers(s.tsa), s.tsa.outliers())

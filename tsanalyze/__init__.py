@@ -7,6 +7,7 @@ defines it), so ``import tsanalyze`` and the CLI start fast.
 from __future__ import annotations
 
 import importlib
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from tsanalyze._version import __version__
@@ -14,6 +15,7 @@ from tsanalyze.errors import (
     AuditInputError,
     CollectorError,
     ImportFormatError,
+    InvalidArgumentError,
     InvalidRunError,
     NotEnoughData,
     RunExistsError,
@@ -22,15 +24,15 @@ from tsanalyze.errors import (
 
 # public name -> module that defines it (add one line per public function)
 _API: dict[str, str] = {
-    "compare": "tsanalyze.analysis.compare",
-    "compare_runs": "tsanalyze.analysis.compare",
-    "judge": "tsanalyze.analysis.compare",
+    "compare": "tsanalyze.analysis.compare.comparison",
+    "compare_runs": "tsanalyze.analysis.compare.suite",
+    "judge": "tsanalyze.analysis.compare.judgement",
     "read_runs": "tsanalyze.io.runs",
     "write_run": "tsanalyze.io.runs",
     "autocorrelation": "tsanalyze.stats.autocorrelation",
     "estimate": "tsanalyze.stats.estimators",
     "estimate_trials": "tsanalyze.analysis.trials",
-    "modes": "tsanalyze.stats.multimodality",
+    "multimodality": "tsanalyze.stats.multimodality",
     "plan_samples": "tsanalyze.stats.planning",
     "wps_fit": "tsanalyze.stats.regression",
     "evals_fit": "tsanalyze.stats.regression",
@@ -40,15 +42,22 @@ _API: dict[str, str] = {
     "outlier_variance": "tsanalyze.stats.outliers",
     "tukey_fences": "tsanalyze.stats.outliers",
     "audit": "tsanalyze.analysis.audit",
-    "timer_checks": "tsanalyze.analysis.noise",
+    "timer_checks_per_series": "tsanalyze.analysis.noise",
     "noise_floor": "tsanalyze.analysis.noise",
-    "analyze": "tsanalyze.analysis.runset",
+    "analyze": "tsanalyze.analysis.runset.analysis",
+}
+
+# old public name -> new public name (each still works, with a DeprecationWarning)
+_DEPRECATED: dict[str, str] = {
+    "modes": "multimodality",
+    "timer_checks": "timer_checks_per_series",
 }
 
 __all__ = [
     "AuditInputError",
     "CollectorError",
     "ImportFormatError",
+    "InvalidArgumentError",
     "InvalidRunError",
     "NotEnoughData",
     "RunExistsError",
@@ -58,16 +67,18 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # pragma: no cover
-    from tsanalyze.analysis.runset import analyze
+    from tsanalyze.analysis.runset.analysis import analyze
     from tsanalyze.analysis.steady_state import steady_state, steady_state_trials
     from tsanalyze.analysis.audit import audit
-    from tsanalyze.analysis.compare import compare, compare_runs, judge
-    from tsanalyze.analysis.noise import noise_floor, timer_checks
+    from tsanalyze.analysis.compare.comparison import compare
+    from tsanalyze.analysis.compare.judgement import judge
+    from tsanalyze.analysis.compare.suite import compare_runs
+    from tsanalyze.analysis.noise import noise_floor, timer_checks_per_series
     from tsanalyze.io.runs import read_runs, write_run
     from tsanalyze.stats.autocorrelation import autocorrelation
     from tsanalyze.analysis.trials import estimate_trials
     from tsanalyze.stats.estimators import estimate
-    from tsanalyze.stats.multimodality import modes
+    from tsanalyze.stats.multimodality import multimodality
     from tsanalyze.stats.planning import plan_samples
     from tsanalyze.stats.regression import evals_fit, wps_fit
     from tsanalyze.stats.changepoints.api import changepoints
@@ -75,6 +86,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def __getattr__(name: str) -> Any:
+    if name in _DEPRECATED:
+        new = _DEPRECATED[name]
+        warnings.warn(
+            f"tsanalyze.{name} is deprecated; use tsanalyze.{new}", DeprecationWarning, stacklevel=2
+        )
+        return getattr(importlib.import_module(_API[new]), new)
     module = _API.get(name)
     if module is None:
         raise AttributeError(f"module 'tsanalyze' has no attribute {name!r}")

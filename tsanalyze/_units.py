@@ -1,24 +1,169 @@
-"""Units chosen for readability: times in ns, µs, ms or s with a few significant digits.
+"""Time units: the one table of unit names, :func:`parse_unit`, and readable formatting.
 
-A group of numbers shown side by side (an estimate and its CI) share one unit, chosen
-from the estimate, so that ``1.214 µs [1.209, 1.220]`` reads at a glance.
+Every layer that reads a unit name (the importers, the audit readers, the analyses that
+take a ``unit=`` argument) converts it with :func:`parse_unit`, so ``"µs"``, ``"us"``,
+``"usec"`` and ``"μs"`` mean the same everywhere. Formatting chooses units for
+readability: a group of numbers shown side by side (an estimate and its CI) share one
+unit, chosen from the estimate, so that ``1.214 µs [1.209, 1.220]`` reads at a glance.
+This module is a stdlib-only leaf: every layer may import it.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from types import MappingProxyType
 
 __all__ = [
+    "QUANTITY_UNITS",
+    "SCALE_PREFIXES",
+    "TIME_UNITS",
     "format_duration",
     "format_percent",
     "format_pvalue",
     "format_ratio",
     "format_time",
+    "parse_quantity_unit",
+    "parse_unit",
     "time_unit",
 ]
 
-#: (unit, nanoseconds per unit), smallest first.
-_UNITS: tuple[tuple[str, float], ...] = (("ns", 1.0), ("µs", 1e3), ("ms", 1e6), ("s", 1e9))
+#: Every time-unit name tsanalyze reads, in nanoseconds per unit (the one table).
+#: The bare SI prefixes (``n``, ``µ``, ``m``) are benchstat v2's scaled seconds
+#: (``46.55n`` sec/op); ``nsec``/``usec``/``msec``/``sec`` are ``python -m timeit``'s.
+TIME_UNITS: Mapping[str, float] = MappingProxyType(
+    {
+        "ps": 1e-3,
+        "p": 1e-3,
+        "ns": 1.0,
+        "nsec": 1.0,
+        "n": 1.0,
+        "us": 1e3,
+        "µs": 1e3,  # micro sign U+00B5
+        "μs": 1e3,  # Greek mu U+03BC
+        "usec": 1e3,
+        "u": 1e3,
+        "µ": 1e3,
+        "μ": 1e3,
+        "ms": 1e6,
+        "msec": 1e6,
+        "m": 1e6,
+        "s": 1e9,
+        "sec": 1e9,
+        "second": 1e9,
+        "seconds": 1e9,
+        "min": 60e9,
+        "hr": 3600e9,
+        "day": 86400e9,
+    }
+)
+
+#: Suffixes that say "per evaluation" after a time unit (``ns/op``, ``ns/iter``).
+_PER_EVALUATION = ("/op", "/iter", "/eval", "/evaluation", " per loop", " per op")
+
+#: Non-time quantities the audit reads: unit name -> (quantity, base unit, scale).
+#: Byte units as Go prints them: benchstat v1 and ``go test`` use decimal SI prefixes
+#: (``1.89GB``), benchstat v2 binary ones on a ``B/op`` column (``307.3Mi``).
+QUANTITY_UNITS: Mapping[str, tuple[str, str, float]] = MappingProxyType(
+    {
+        "B": ("bytes", "B", 1.0),
+        "bytes": ("bytes", "B", 1.0),
+        "kB": ("bytes", "B", 1e3),
+        "KB": ("bytes", "B", 1e3),
+        "MB": ("bytes", "B", 1e6),
+        "GB": ("bytes", "B", 1e9),
+        "TB": ("bytes", "B", 1e12),
+        "KiB": ("bytes", "B", 1024.0),
+        "MiB": ("bytes", "B", 1024.0**2),
+        "GiB": ("bytes", "B", 1024.0**3),
+        "TiB": ("bytes", "B", 1024.0**4),
+        "allocs": ("count", "allocs", 1.0),
+        "B/s": ("rate", "B/s", 1.0),
+        "MB/s": ("rate", "B/s", 1e6),
+        "ops/s": ("rate", "ops/s", 1.0),
+    }
+)
+
+#: Scale prefixes printed on a number whose unit is in the column header (benchstat:
+#: ``1.234k`` allocs/op, ``307.3Mi`` B/s).
+SCALE_PREFIXES: Mapping[str, float] = MappingProxyType(
+    {
+        "": 1.0,
+        "k": 1e3,
+        "K": 1e3,
+        "M": 1e6,
+        "G": 1e9,
+        "T": 1e12,
+        "Ki": 1024.0,
+        "Mi": 1024.0**2,
+        "Gi": 1024.0**3,
+        "Ti": 1024.0**4,
+    }
+)
+
+#: Display units (unit, nanoseconds per unit), smallest first.
+_UNITS: tuple[tuple[str, float], ...] = tuple((u, TIME_UNITS[u]) for u in ("ns", "µs", "ms", "s"))
+
+
+def parse_unit(unit: str) -> float:
+    """Nanoseconds per ``unit``, the one conversion of time-unit names.
+
+    Parameters
+    ----------
+    unit : str
+        A name of :data:`TIME_UNITS` (``"ns"``, ``"µs"``, ``"us"``, ``"usec"``, ``"ms"``,
+        ``"s"``, ``"second"``, ...), optionally followed by a per-evaluation suffix
+        (``"ns/op"``, ``"ns/iter"``, ``"sec/op"``, ``"µs per loop"``).
+
+    Returns
+    -------
+    float
+        Nanoseconds per unit.
+
+    Raises
+    ------
+    ValueError
+        ``unit`` is not a time unit; the message names it.
+
+    Examples
+    --------
+    >>> parse_unit("µs"), parse_unit("ns/op"), parse_unit("sec/op"), parse_unit("usec")
+    (1000.0, 1.0, 1000000000.0, 1000.0)
+    """
+    u = unit.strip() if isinstance(unit, str) else unit
+    if isinstance(u, str):
+        for suffix in _PER_EVALUATION:
+            if u.endswith(suffix) and len(u) > len(suffix):
+                u = u[: -len(suffix)].strip()
+                break
+        scale = TIME_UNITS.get(u)
+        if scale is not None:
+            return float(scale)
+    raise ValueError(f"unknown time unit {unit!r} (use one of ps, ns, us, µs, ms, s)")
+
+
+def parse_quantity_unit(unit: str) -> tuple[str, str, float]:
+    """(quantity, base unit, scale) of a unit name: time units give ``("time", "ns", ns
+    per unit)``; :data:`QUANTITY_UNITS` give bytes, counts and rates (``"GB"`` ->
+    ``("bytes", "B", 1e9)``), with an optional ``/op`` suffix. Raises ``ValueError`` for
+    other names.
+
+    Examples
+    --------
+    >>> parse_quantity_unit("ms"), parse_quantity_unit("B/op"), parse_quantity_unit("allocs/op")
+    (('time', 'ns', 1000000.0), ('bytes', 'B', 1.0), ('count', 'allocs', 1.0))
+    """
+    try:
+        return ("time", "ns", parse_unit(unit))
+    except ValueError:
+        pass
+    u = unit.strip() if isinstance(unit, str) else ""
+    found = QUANTITY_UNITS.get(u)
+    if found is None and u.endswith("/op"):
+        found = QUANTITY_UNITS.get(u[:-3].strip())
+    if found is None:
+        raise ValueError(f"unknown unit {unit!r} (a time unit, B/op or allocs/op)")
+    return found
 
 
 def time_unit(ns: float) -> tuple[str, float]:

@@ -1,6 +1,7 @@
 """The pandas accessor ``.tsa`` on Series and DataFrames (registered on ``import tsanalyze``).
 
-Thin wrappers over the public functions, with no statistics of their own:
+Thin wrappers over the public functions, with no statistics of their own. Each method has
+the signature and docstring of the function it wraps (type checkers see them too):
 
 - on a **Series** (one series of per-evaluation times, in the order of its values) each
   method returns exactly what the public function of the same name returns for
@@ -9,8 +10,10 @@ Thin wrappers over the public functions, with no statistics of their own:
   ``by`` (default ``["run", "benchmark"]``, those of them that are columns), each group is
   put in time order by its ``sample`` column, the function is applied to ``column``
   (default ``"time_ns"``) and the results' ``to_frame()`` tables are stacked under the group
-  keys. Groups without rows are skipped (they are not series); a frame without rows gives
-  an empty table with the same columns as a non-empty one.
+  keys. ``df.tsa.by("benchmark", column="ns")`` sets the grouping (the methods also take
+  ``by=`` and ``column=`` keywords). Groups without rows are skipped (they are not
+  series); a frame without rows gives an empty table with the same columns as a non-empty
+  one.
 
 ``df.tsa.summary()`` gives one tidy row per series (the per-series analysis behind
 ``tsanalyze report``) and ``df.tsa.compare()`` one row per comparison.
@@ -18,11 +21,20 @@ Thin wrappers over the public functions, with no statistics of their own:
 
 from __future__ import annotations
 
+import functools
+import importlib
+import inspect
 from collections.abc import Callable, Hashable, Iterator, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Concatenate, Generic, Literal, ParamSpec, TypeVar, overload
 
 import numpy as np
 import pandas as pd
+
+if TYPE_CHECKING:  # pragma: no cover
+    import tsanalyze as _api
+    from tsanalyze._result import Result
+    from tsanalyze._typing import ArrayLike
+    from tsanalyze.analysis import series as _series
 
 __all__ = ["TsaDataFrameAccessor", "TsaSeriesAccessor"]
 
@@ -30,13 +42,44 @@ __all__ = ["TsaDataFrameAccessor", "TsaSeriesAccessor"]
 DEFAULT_BY: tuple[str, ...] = ("run", "benchmark")
 
 By = str | Sequence[str] | None
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
-def _public(name: str) -> Callable[..., Any]:
-    """The public function ``tsanalyze.<name>`` (resolved lazily, at call time)."""
-    import tsanalyze
+class _Deferred:
+    """``module.name``, imported at first use: importing every analysis when pandas loads
+    the accessor would slow ``import tsanalyze`` by about a second."""
 
-    return getattr(tsanalyze, name)  # type: ignore[no-any-return]
+    def __init__(self, module: str, name: str) -> None:
+        self.module, self.name = module, name
+
+    def resolve(self) -> Callable[..., Any]:
+        return getattr(importlib.import_module(self.module), self.name)  # type: ignore[no-any-return]
+
+
+class _DeferredModule:
+    def __init__(self, module: str) -> None:
+        self._module = module
+
+    def __getattr__(self, name: str) -> _Deferred:
+        return _Deferred(self._module, name)
+
+
+if not TYPE_CHECKING:
+    _api = _DeferredModule("tsanalyze")
+    _series = _DeferredModule("tsanalyze.analysis.series")
+
+
+def _resolve(fn: Callable[P, R]) -> Callable[P, R]:
+    return fn.resolve() if isinstance(fn, _Deferred) else fn  # type: ignore[return-value]
+
+
+def _same(result: R) -> R:
+    return result
+
+
+def _to_frame(result: Any) -> pd.DataFrame:
+    return result.to_frame()  # type: ignore[no-any-return]
 
 
 def _series_values(s: pd.Series) -> np.ndarray:
@@ -69,8 +112,11 @@ def _by_iv(df: pd.DataFrame, by: By, column: str | None) -> list[str]:
     return keys
 
 
-def _groups(df: pd.DataFrame, keys: list[str]) -> Iterator[tuple[dict[str, Hashable], pd.DataFrame]]:
+def _groups(
+    df: pd.DataFrame, keys: list[str]
+) -> Iterator[tuple[dict[str, Hashable], pd.DataFrame]]:
     """Non-empty groups in key order, each sorted by ``sample`` when the frame has one."""
+
     def ordered(g: pd.DataFrame) -> pd.DataFrame:
         return g.sort_values("sample", kind="stable") if "sample" in g.columns else g
 
@@ -114,12 +160,136 @@ def _empty_like(keys: list[str], make: Callable[[np.ndarray], pd.DataFrame]) -> 
     return pd.DataFrame({c: pd.Series(dtype=object) for c in columns})
 
 
+class _Method(Generic[P, R]):
+    """An analysis both accessors offer, wrapping ``fn(values, ...)``.
+
+    On a Series accessor it is ``post(fn(series values, ...))``; on a DataFrame accessor,
+    ``fn`` per series with the ``to_frame()`` tables stacked under the group keys. Its
+    signature (without the values; plus ``by`` and ``column`` on a DataFrame) and docstring
+    are ``fn``'s, resolved when the method is looked up on an accessor.
+    """
+
+    def __init__(
+        self, fn: Callable[Concatenate[ArrayLike, P], Any], post: Callable[[Any], R],
+        *, context: bool = False,
+    ) -> None:  # fmt: skip
+        self._fn, self._post, self._context = fn, post, context
+        self._name = ""
+        self._descriptions: dict[bool, tuple[Callable[..., Any], str, inspect.Signature]] = {}
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
+
+    def _call(self, accessor: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        fn = _resolve(self._fn)
+        if not isinstance(accessor, TsaDataFrameAccessor):
+            return self._post(fn(accessor._x(), *args, **kwargs))
+        by = kwargs.pop("by", accessor._by)
+        column = kwargs.pop("column", accessor._column)
+        return accessor._apply(fn, by, column, args, kwargs, self._context)
+
+    def __call__(self, accessor: Any, *args: P.args, **kwargs: P.kwargs) -> Any:
+        """Call as an unbound method: ``TsaSeriesAccessor.estimate(series.tsa, ...)``."""
+        return self._call(accessor, args, kwargs)
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> _Method[P, R]: ...
+    @overload
+    def __get__(self, obj: TsaSeriesAccessor, owner: type | None = None) -> Callable[P, R]: ...
+    @overload
+    def __get__(
+        self, obj: TsaDataFrameAccessor, owner: type | None = None
+    ) -> Callable[P, pd.DataFrame]: ...
+    def __get__(self, obj: object, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        fn, doc, signature = self._describe(isinstance(obj, TsaDataFrameAccessor))
+
+        def method(*args: Any, **kwargs: Any) -> Any:
+            return self._call(obj, args, kwargs)
+
+        functools.update_wrapper(method, fn)
+        method.__name__ = method.__qualname__ = self._name
+        method.__doc__ = doc
+        method.__signature__ = signature  # type: ignore[attr-defined]
+        return method
+
+    def _describe(self, per_series: bool) -> tuple[Callable[..., Any], str, inspect.Signature]:
+        """The wrapped function, the docstring and the signature the method shows."""
+        if per_series not in self._descriptions:
+            fn = _resolve(self._fn)
+            sig = inspect.signature(fn)
+            params = list(sig.parameters.values())[1:]  # without the values
+            doc = inspect.getdoc(fn) or ""
+            returns = sig.return_annotation if self._post is _same else "pandas.DataFrame"
+            if per_series:
+                doc = _PER_SERIES_DOC.format(name=fn.__name__) + doc
+                kw = inspect.Parameter.KEYWORD_ONLY
+                extra = [
+                    inspect.Parameter("by", kw, default=None, annotation="By"),
+                    inspect.Parameter("column", kw, default="time_ns", annotation="str"),
+                ]
+                at = next((i for i, p in enumerate(params) if p.kind is p.VAR_KEYWORD), len(params))
+                params[at:at] = extra
+                returns = "pandas.DataFrame"
+            self._descriptions[per_series] = (
+                fn,
+                doc,
+                inspect.Signature(params, return_annotation=returns),
+            )
+        return self._descriptions[per_series]
+
+
+_PER_SERIES_DOC = """Per series of the frame: ``tsanalyze.{name}`` on each group's time column.
+
+The rows are grouped by ``by`` (default ``["run", "benchmark"]``, those present; or as set
+by :meth:`TsaDataFrameAccessor.by`), each group in ``sample`` order; ``column`` is the
+time column (default ``"time_ns"``). Returns the group keys, then each result's
+``to_frame()``, stacked.
+
+"""
+
+
+def _result_of(fn: Callable[Concatenate[ArrayLike, P], R]) -> _Method[P, R]:
+    """On a Series: ``fn(series values, ...)`` as it is."""
+    return _Method(fn, _same)
+
+
+def _table_of(
+    fn: Callable[Concatenate[ArrayLike, P], Result], *, context: bool = False
+) -> _Method[P, pd.DataFrame]:
+    """On a Series: ``fn(series values, ...).to_frame()``; ``context``: on a DataFrame, each
+    series also gets what the frame says about it (labels, evals, ns, timer)."""
+    return _Method(fn, _to_frame, context=context)
+
+
+class _Analyses:
+    """The analyses of both accessors (``outliers`` is :func:`tsanalyze.tukey_fences`,
+    ``modes`` :func:`tsanalyze.multimodality`, ``summary`` the per-series analysis of
+    ``tsanalyze report``)."""
+
+    changepoints = _result_of(_api.changepoints)
+    steady_state = _result_of(_api.steady_state)
+    autocorrelation = _result_of(_api.autocorrelation)
+    estimate = _result_of(_api.estimate)
+    outliers = _result_of(_api.tukey_fences)
+    modes = _result_of(_api.multimodality)
+    #: On a DataFrame each series is analysed as ``tsanalyze report`` does: with its group's
+    #: ``run`` and ``benchmark`` labels, the median of its ``evals`` column, its ``ns``
+    #: column and its run's ``timer`` metadata (``df.attrs["runs"]``), when the frame has
+    #: them; keywords given override them. An int ``rng`` seeds every series alike.
+    summary = _table_of(_series.analyze_series, context=True)
+
+
 @pd.api.extensions.register_series_accessor("tsa")
-class TsaSeriesAccessor:
+class TsaSeriesAccessor(_Analyses):
     """``series.tsa``: the analyses of one series of per-evaluation times.
 
     The Series' values, in their order, are the series (time order); its index is not used.
-    Each method returns the result of the public function of the same name.
+    Each method is the public function of the same name on ``series.to_numpy()``
+    (``outliers`` is :func:`tsanalyze.tukey_fences`, ``modes`` is
+    :func:`tsanalyze.multimodality`; ``summary`` is the per-series analysis of
+    ``tsanalyze report`` as one tidy row).
 
     References
     ----------
@@ -132,359 +302,60 @@ class TsaSeriesAccessor:
     def _x(self) -> np.ndarray:
         return _series_values(self._s)
 
-    def changepoints(self, *args: Any, **kwargs: Any) -> Any:
-        """Change points of the series: :func:`tsanalyze.changepoints` on its values.
-
-        Parameters
-        ----------
-        *args, **kwargs
-            Passed on unchanged (``method``, ``min_size``, ...).
-
-        Returns
-        -------
-        ChangePoints
-            Exactly ``tsanalyze.changepoints(series.to_numpy(), *args, **kwargs)``.
-
-        References
-        ----------
-        seed 001: Li et al., "Pilot" (MASCOTS 2016); James, Kejariwal, Matteson,
-        arXiv:1411.7955 (2014).
-        """
-        return _public("changepoints")(self._x(), *args, **kwargs)
-
-    def steady_state(self, *args: Any, **kwargs: Any) -> Any:
-        """Stable segment and classification: :func:`tsanalyze.steady_state` on the values.
-
-        Parameters
-        ----------
-        *args, **kwargs
-            Passed on unchanged.
-
-        Returns
-        -------
-        SteadyState
-            Exactly ``tsanalyze.steady_state(series.to_numpy(), *args, **kwargs)``.
-
-        References
-        ----------
-        seed 001: Li et al., "Pilot" (MASCOTS 2016); Barrett et al., "Virtual machine
-        warmup blows hot and cold", OOPSLA 2017.
-        """
-        return _public("steady_state")(self._x(), *args, **kwargs)
-
-    def autocorrelation(self, *args: Any, **kwargs: Any) -> Any:
-        """Serial dependence and subsession size: :func:`tsanalyze.autocorrelation`.
-
-        Parameters
-        ----------
-        *args, **kwargs
-            Passed on unchanged (``threshold``, ``nlags``, ...).
-
-        Returns
-        -------
-        Autocorrelation
-            Exactly ``tsanalyze.autocorrelation(series.to_numpy(), *args, **kwargs)``.
-
-        References
-        ----------
-        seed 001: Li et al., "Pilot" (MASCOTS 2016), §III-D.
-        """
-        return _public("autocorrelation")(self._x(), *args, **kwargs)
-
-    def estimate(self, *args: Any, **kwargs: Any) -> Any:
-        """Location estimate with its confidence interval: :func:`tsanalyze.estimate`.
-
-        Parameters
-        ----------
-        *args, **kwargs
-            Passed on unchanged (``estimator``, ``confidence_level``, ``rng``, ...).
-
-        Returns
-        -------
-        Estimate
-            Exactly ``tsanalyze.estimate(series.to_numpy(), *args, **kwargs)``.
-
-        References
-        ----------
-        seed 000: Chen, Revels, Edelman (HPEC 2016); seed 003: Boyer, "Robust Java
-        benchmarking".
-        """
-        return _public("estimate")(self._x(), *args, **kwargs)
-
-    def outliers(self, *args: Any, **kwargs: Any) -> Any:
-        """Tukey-fence outliers (mild/severe, low/high): :func:`tsanalyze.tukey_fences`.
-
-        Parameters
-        ----------
-        *args, **kwargs
-            Passed on unchanged (``mild``, ``severe``).
-
-        Returns
-        -------
-        TukeyFences
-            Exactly ``tsanalyze.tukey_fences(series.to_numpy(), *args, **kwargs)``.
-
-        References
-        ----------
-        Tukey, Exploratory Data Analysis (1977); seed 003: Boyer, "Robust Java benchmarking".
-        """
-        return _public("tukey_fences")(self._x(), *args, **kwargs)
-
-    def modes(self, *args: Any, **kwargs: Any) -> Any:
-        """Modes of the series' distribution: :func:`tsanalyze.modes` on its values.
-
-        Parameters
-        ----------
-        *args, **kwargs
-            Passed on unchanged (``min_mass``, ``bandwidth``, ``z``).
-
-        Returns
-        -------
-        Modes
-            Exactly ``tsanalyze.modes(series.to_numpy(), *args, **kwargs)``.
-
-        References
-        ----------
-        seed 000: Chen, Revels, Edelman (HPEC 2016), Figs. 3–4.
-        """
-        return _public("modes")(self._x(), *args, **kwargs)
-
-    def summary(self, **kwargs: Any) -> pd.DataFrame:
-        """The per-series analysis of ``tsanalyze report`` as one tidy row.
-
-        Parameters
-        ----------
-        **kwargs
-            Passed to :func:`tsanalyze.analysis.series.analyze_series` (``estimator``,
-            ``confidence_level``, ``raw``, ``evals``, ``rng``, ...).
-
-        Returns
-        -------
-        pandas.DataFrame
-            One row: ``analyze_series(series.to_numpy(), **kwargs).to_frame()``.
-
-        References
-        ----------
-        seed 001: Li et al., "Pilot" (MASCOTS 2016).
-        """
-        from tsanalyze.analysis.series import analyze_series
-
-        return analyze_series(self._x(), **kwargs).to_frame()
-
 
 @pd.api.extensions.register_dataframe_accessor("tsa")
-class TsaDataFrameAccessor:
+class TsaDataFrameAccessor(_Analyses):
     """``df.tsa``: the same analyses per series of a run-format frame, as tidy tables.
+
+    Each method takes the parameters of the function it wraps, plus ``by`` (grouping
+    columns, default ``["run", "benchmark"]``, those present) and ``column`` (the time
+    column, default ``"time_ns"``), which :meth:`by` can also set.
 
     References
     ----------
     seed 001: Li et al., "Pilot" (MASCOTS 2016); seed 002: zenbench methodology.
     """
 
-    def __init__(self, df: pd.DataFrame) -> None:
+    def __init__(self, df: pd.DataFrame, by: By = None, column: str = "time_ns") -> None:
         self._df = df
+        self._by = by
+        self._column = column
 
-    def _per_series(
-        self, name: str, by: By, column: str, args: tuple[Any, ...], kwargs: dict[str, Any]
-    ) -> pd.DataFrame:
+    def by(self, by: By = None, *, column: str = "time_ns") -> TsaDataFrameAccessor:
+        """The same accessor grouping by ``by`` and analysing ``column``.
+
+        Parameters
+        ----------
+        by : str or sequence of str, optional
+            Grouping columns (default ``["run", "benchmark"]``, those present).
+        column : str
+            The time column (default ``"time_ns"``).
+
+        Returns
+        -------
+        TsaDataFrameAccessor
+            ``df.tsa.by("benchmark").estimate()`` equals ``df.tsa.estimate(by="benchmark")``.
+        """
+        _by_iv(self._df, by, column)
+        return TsaDataFrameAccessor(self._df, by, column)
+
+    def _apply(
+        self, fn: Callable[..., Any], by: By, column: str, args: tuple[Any, ...],
+        kwargs: dict[str, Any], context: bool,
+    ) -> pd.DataFrame:  # fmt: skip
         keys = _by_iv(self._df, by, column)
-        fn = _public(name)
+        runs = self._df.attrs.get("runs")
+        runs_meta = runs if isinstance(runs, dict) else {}
 
-        def make(x: np.ndarray) -> pd.DataFrame:
-            return fn(x, *args, **kwargs).to_frame()  # type: ignore[no-any-return]
-
-        parts = [(labels, make(_series_values(g[column]))) for labels, g in _groups(self._df, keys)]
-        if not parts:
-            return _empty_like(keys, make)
-        return _stack(keys, parts)
-
-    def changepoints(self, *args: Any, by: By = None, column: str = "time_ns", **kwargs: Any) -> pd.DataFrame:
-        """Change points of every series: one row per segment.
-
-        Parameters
-        ----------
-        *args, **kwargs
-            Passed to :func:`tsanalyze.changepoints`.
-        by : str or sequence of str, optional
-            Grouping columns (default ``["run", "benchmark"]``, those present).
-        column : str
-            The time column (default ``"time_ns"``).
-
-        Returns
-        -------
-        pandas.DataFrame
-            The group keys, then ``ChangePoints.to_frame()`` of each series (its segments).
-
-        References
-        ----------
-        seed 001: Li et al., "Pilot" (MASCOTS 2016); James, Kejariwal, Matteson,
-        arXiv:1411.7955 (2014).
-        """
-        return self._per_series("changepoints", by, column, args, kwargs)
-
-    def steady_state(self, *args: Any, by: By = None, column: str = "time_ns", **kwargs: Any) -> pd.DataFrame:
-        """Stable segment and classification of every series.
-
-        Parameters
-        ----------
-        *args, **kwargs
-            Passed to :func:`tsanalyze.steady_state`.
-        by : str or sequence of str, optional
-            Grouping columns (default ``["run", "benchmark"]``, those present).
-        column : str
-            The time column (default ``"time_ns"``).
-
-        Returns
-        -------
-        pandas.DataFrame
-            The group keys, then ``SteadyState.to_frame()`` of each series.
-
-        References
-        ----------
-        seed 001: Li et al., "Pilot" (MASCOTS 2016); Barrett et al., OOPSLA 2017.
-        """
-        return self._per_series("steady_state", by, column, args, kwargs)
-
-    def autocorrelation(self, *args: Any, by: By = None, column: str = "time_ns", **kwargs: Any) -> pd.DataFrame:
-        """Serial dependence and subsession size of every series.
-
-        Parameters
-        ----------
-        *args, **kwargs
-            Passed to :func:`tsanalyze.autocorrelation`.
-        by : str or sequence of str, optional
-            Grouping columns (default ``["run", "benchmark"]``, those present).
-        column : str
-            The time column (default ``"time_ns"``).
-
-        Returns
-        -------
-        pandas.DataFrame
-            The group keys, then ``Autocorrelation.to_frame()`` of each series.
-
-        References
-        ----------
-        seed 001: Li et al., "Pilot" (MASCOTS 2016), §III-D.
-        """
-        return self._per_series("autocorrelation", by, column, args, kwargs)
-
-    def estimate(self, *args: Any, by: By = None, column: str = "time_ns", **kwargs: Any) -> pd.DataFrame:
-        """Location estimate with its confidence interval for every series.
-
-        Parameters
-        ----------
-        *args, **kwargs
-            Passed to :func:`tsanalyze.estimate` (``estimator``, ``confidence_level``, ...).
-        by : str or sequence of str, optional
-            Grouping columns (default ``["run", "benchmark"]``, those present).
-        column : str
-            The time column (default ``"time_ns"``).
-
-        Returns
-        -------
-        pandas.DataFrame
-            The group keys, then ``Estimate.to_frame()`` of each series.
-
-        References
-        ----------
-        seed 000: Chen, Revels, Edelman (HPEC 2016); seed 003: Boyer.
-        """
-        return self._per_series("estimate", by, column, args, kwargs)
-
-    def outliers(self, *args: Any, by: By = None, column: str = "time_ns", **kwargs: Any) -> pd.DataFrame:
-        """Tukey-fence outlier counts of every series.
-
-        Parameters
-        ----------
-        *args, **kwargs
-            Passed to :func:`tsanalyze.tukey_fences` (``mild``, ``severe``).
-        by : str or sequence of str, optional
-            Grouping columns (default ``["run", "benchmark"]``, those present).
-        column : str
-            The time column (default ``"time_ns"``).
-
-        Returns
-        -------
-        pandas.DataFrame
-            The group keys, then ``TukeyFences.to_frame()`` of each series.
-
-        References
-        ----------
-        Tukey, Exploratory Data Analysis (1977).
-        """
-        return self._per_series("tukey_fences", by, column, args, kwargs)
-
-    def modes(self, *args: Any, by: By = None, column: str = "time_ns", **kwargs: Any) -> pd.DataFrame:
-        """Modes of every series: one row per mode.
-
-        Parameters
-        ----------
-        *args, **kwargs
-            Passed to :func:`tsanalyze.modes` (``min_mass``, ``bandwidth``, ``z``).
-        by : str or sequence of str, optional
-            Grouping columns (default ``["run", "benchmark"]``, those present).
-        column : str
-            The time column (default ``"time_ns"``).
-
-        Returns
-        -------
-        pandas.DataFrame
-            The group keys, then ``Modes.to_frame()`` of each series.
-
-        References
-        ----------
-        seed 000: Chen, Revels, Edelman (HPEC 2016), Figs. 3–4.
-        """
-        return self._per_series("modes", by, column, args, kwargs)
-
-    def summary(self, *, by: By = None, column: str = "time_ns", **kwargs: Any) -> pd.DataFrame:
-        """One tidy row per series: stable phase, estimate and CI, subsession size, warnings.
-
-        Parameters
-        ----------
-        by : str or sequence of str, optional
-            Grouping columns (default ``["run", "benchmark"]``, those present).
-        column : str
-            The time column (default ``"time_ns"``).
-        **kwargs
-            Passed to :func:`tsanalyze.analysis.series.analyze_series` (``estimator``,
-            ``confidence_level``, ``raw``, ``rng``). An int ``rng`` seeds every series
-            alike, so each row can be replayed on its own.
-
-        Returns
-        -------
-        pandas.DataFrame
-            The group keys, then ``SeriesAnalysis.to_frame()`` of each series (columns such
-            as ``n``, ``n_stable``, ``stable_share``, ``classification``, ``estimate``,
-            ``ci_low``, ``ci_high``, ``confidence_level``, ``subsession_size``,
-            ``warnings``).
-
-        Notes
-        -----
-        Each series is analysed as ``tsanalyze report`` does: with its group's ``run`` and
-        ``benchmark`` labels, the median of its ``evals`` column (evaluations per sample,
-        for Boyer's σ-blowup model), its ``ns`` column (whole-sample times, for the warm-up
-        duration and timer checks) and its run's ``timer`` metadata from
-        ``df.attrs["runs"]``, when the frame has them.
-
-        References
-        ----------
-        seed 001: Li et al., "Pilot" (MASCOTS 2016); seed 003: Boyer; Barrett et al.,
-        OOPSLA 2017.
-        """
-        from tsanalyze.analysis.series import analyze_series
-
-        keys = _by_iv(self._df, by, column)
-        runs_meta = self._df.attrs.get("runs", {}) if isinstance(self._df.attrs.get("runs"), dict) else {}
-
-        def make(x: np.ndarray, g: pd.DataFrame | None = None, labels: dict[str, Hashable] | None = None) -> pd.DataFrame:
-            extra: dict[str, Any] = {}
-            if g is not None and labels is not None:
-                extra = _series_context(g, labels, runs_meta)
-            return analyze_series(x, **{**extra, **kwargs}).to_frame()
+        def make(
+            x: np.ndarray, g: pd.DataFrame | None = None, labels: dict[str, Hashable] | None = None
+        ) -> pd.DataFrame:
+            extra = {} if g is None or labels is None else _series_context(g, labels, runs_meta)
+            return fn(x, *args, **{**extra, **kwargs}).to_frame()  # type: ignore[no-any-return]
 
         parts = [
-            (labels, make(_series_values(g[column]), g, labels)) for labels, g in _groups(self._df, keys)
+            (labels, make(_series_values(g[column]), g if context else None, labels))
+            for labels, g in _groups(self._df, keys)
         ]
         if not parts:
             return _empty_like(keys, make)
@@ -542,15 +413,14 @@ class TsaDataFrameAccessor:
             if by is not None:
                 raise ValueError("by: only used with between='benchmark'")
             _by_iv(df, [], column)
-            from tsanalyze.analysis.compare import compare_runs
-
+            compare_runs = _resolve(_api.compare_runs)
             side_a = df[df["run"].astype(str) == str(baseline)]
             side_b = df[df["run"].astype(str) == str(candidate)]
             return compare_runs(side_a, side_b, column=column, **kwargs).to_frame()
         keys = _by_iv(df, [] if by is None else by, column)
         if "benchmark" in keys:
             raise ValueError("by: cannot group by 'benchmark' when comparing benchmarks")
-        fn = _public("compare")
+        fn = _resolve(_api.compare)
         parts = []
         for labels, g in _groups(df, keys):
             names = g["benchmark"].astype(str)
@@ -569,19 +439,15 @@ def _series_context(
     g: pd.DataFrame, labels: dict[str, Hashable], runs_meta: dict[str, Any]
 ) -> dict[str, Any]:
     """What the report passes to ``analyze_series`` besides the times, from one group."""
+    from tsanalyze.analysis.series import series_inputs
+
     out: dict[str, Any] = {}
     for label in ("benchmark", "run"):
         if label in labels:
             out[label] = str(labels[label])
         elif label in g.columns and g[label].nunique(dropna=True) == 1:
             out[label] = str(g[label].iloc[0])
-    if "evals" in g.columns and len(g):
-        out["evals"] = max(1, int(np.median(g["evals"].to_numpy(dtype=np.float64))))
-    if "ns" in g.columns:
-        out["sample_ns"] = g["ns"].to_numpy(dtype=np.float64)
     run = out.get("run")
-    if run is not None and isinstance(runs_meta.get(run), dict):
-        timer = runs_meta[run].get("timer")
-        if isinstance(timer, dict):
-            out["timer"] = dict(timer)
-    return out
+    evals = g["evals"].to_numpy(dtype=np.float64) if "evals" in g.columns else None
+    ns = g["ns"].to_numpy(dtype=np.float64) if "ns" in g.columns else None
+    return {**out, **series_inputs(evals, ns, None if run is None else runs_meta.get(run))}

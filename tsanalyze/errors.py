@@ -1,18 +1,24 @@
 """The exception hierarchy of tsanalyze.
 
 Every error a user can cause derives from :class:`TsanalyzeError` and carries a
-one-line message that names the file (and column, row or key) and what is wrong.
-The CLI turns any :class:`TsanalyzeError` into that message on stderr and exit
-code 2. This module is a stdlib-only leaf so that every layer, the collector
-included, may raise these.
+one-line message that names the file (and column, row or key) or the parameter, and what
+is wrong. The CLI turns any :class:`TsanalyzeError` into that message on stderr and exit
+code 2; any other exception is a bug in tsanalyze and exits 3 with a short "internal
+error, please report" line. So raise a :class:`TsanalyzeError` for what the user can
+fix, and let everything else surface as the bug it is. The errors about values also
+derive from ``ValueError`` (scipy's input checks raise ``ValueError``, and callers catch
+it). This module is a stdlib-only leaf so that every layer, the collector included, may
+raise these.
 """
 
 from __future__ import annotations
 
 __all__ = [
     "AuditInputError",
+    "AuditInputWarning",
     "CollectorError",
     "ImportFormatError",
+    "InvalidArgumentError",
     "InvalidRunError",
     "NotEnoughData",
     "RunExistsError",
@@ -22,6 +28,13 @@ __all__ = [
 
 class TsanalyzeError(Exception):
     """Base class of every error tsanalyze raises on purpose."""
+
+
+class InvalidArgumentError(TsanalyzeError, ValueError):
+    """An argument of a tsanalyze function cannot be used: a value out of range, NaN in a
+    series, an unknown name (of an estimator, a benchmark, a baseline). The message names
+    the parameter first (``"confidence_level: must be strictly between 0 and 1, got 2"``).
+    """
 
 
 class InvalidRunError(TsanalyzeError, ValueError):
@@ -47,6 +60,11 @@ class NotEnoughData(TsanalyzeError, ValueError):
 
 class AuditInputError(TsanalyzeError, ValueError):
     """A row of published numbers given to the audit is malformed: names row and field."""
+
+
+class AuditInputWarning(UserWarning):
+    """A line or column of published numbers was skipped (the message names the file and
+    line); the rest was read."""
 
 
 class CollectorError(TsanalyzeError):

@@ -85,11 +85,11 @@ def test_noise_floor_edges() -> None:
         tsanalyze.noise_floor([1, 2, 3], "lfsr")  # type: ignore[arg-type]
 
 
-def test_timer_checks_on_a_simulated_run() -> None:
+def test_timer_checks_per_series_on_a_simulated_run() -> None:
     # a 20 ns benchmark timed with a 25 ns clock-read pair (seed 004's situation) and a
     # 100 µs one; the simulator records overhead 25 ns, precision and accuracy 1 ns
     run = simulate_run({"tiny": 20.0, "big": 100_000.0}, n_rounds=200, scale=0.01, rng=8)
-    tc = tsanalyze.timer_checks(run.frame)
+    tc = tsanalyze.timer_checks_per_series(run.frame)
     t = tc.table.set_index("benchmark")
     assert t.loc["tiny", "overhead_share"] > 0.4
     assert t.loc["tiny", "n_dominated"] > 100
@@ -103,13 +103,24 @@ def test_timer_checks_on_a_simulated_run() -> None:
 def test_timer_checks_without_metadata_and_time_ns_raw_only() -> None:
     df = _frame({("r", "q"): np.round(np.random.default_rng(1).normal(100.0, 1.0, 100))})
     df.attrs = {}
-    tc = tsanalyze.timer_checks(df)
+    tc = tsanalyze.timer_checks_per_series(df)
     row = tc.table.iloc[0]
     assert row["overhead_share"] is None or (
         isinstance(row["overhead_share"], float) and math.isnan(row["overhead_share"])
     )
     assert bool(row["quantised"])  # ~7 distinct values on a 1 ns grid
     raw = df.drop(columns=["ns"]).assign(time_ns_raw=df["ns"])
-    assert tsanalyze.timer_checks(raw).table["n_distinct"].iloc[0] == row["n_distinct"]
+    assert tsanalyze.timer_checks_per_series(raw).table["n_distinct"].iloc[0] == row["n_distinct"]
     with pytest.raises(ValueError, match="ns"):
-        tsanalyze.timer_checks(df.drop(columns=["ns"]))
+        tsanalyze.timer_checks_per_series(df.drop(columns=["ns"]))
+
+
+def test_old_name_timer_checks_still_works_with_a_deprecation_warning() -> None:
+    from tsanalyze.analysis import noise
+
+    with pytest.warns(DeprecationWarning, match="use tsanalyze.timer_checks_per_series"):
+        assert tsanalyze.timer_checks is noise.timer_checks_per_series
+    with pytest.warns(DeprecationWarning, match="use TimerChecksPerSeries"):
+        assert noise.TimerChecks is noise.TimerChecksPerSeries
+    with pytest.raises(AttributeError):
+        noise.no_such_name  # noqa: B018

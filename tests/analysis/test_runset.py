@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 import tsanalyze
-from tsanalyze.analysis import runset
-from tsanalyze.analysis.runset import RunAnalysis, analyze
+from tsanalyze.analysis.runset import RunAnalysis, analyze, executor, plan
+from tsanalyze.analysis.runset.analysis import family_verdicts
 from tsanalyze.analysis.series import SeriesAnalysis
 from tsanalyze.datasets import simulate_run
 from tsanalyze.errors import InvalidRunError, NotEnoughData
@@ -35,9 +35,7 @@ def interleaved() -> tuple[RunAnalysis, object]:
         {"base": 1000.0, "fast": 900.0, "slow": 1100.0}, n_rounds=800, noise="gaussian", scale=0.01,
         warmup=(100, 0.3), rng=4,
     )  # fmt: skip
-    result = analyze(sim.frame, baseline_benchmark="base", rng=1, jobs=1)
-    assert isinstance(result, RunAnalysis)
-    return result, sim
+    return analyze(sim.frame, baseline_benchmark="base", rng=1, jobs=1), sim
 
 
 def test_one_series_per_run_and_benchmark(interleaved: tuple[RunAnalysis, object]) -> None:
@@ -72,7 +70,6 @@ def test_benchmarks_compared_with_baseline_paired(interleaved: tuple[RunAnalysis
 def test_runs_compared_with_first_run() -> None:
     df = _two_runs(0.05)
     ra = analyze(df, rng=1, jobs=1)
-    assert isinstance(ra, RunAnalysis)
     first, second = list(df.attrs["runs"])
     assert ra.baseline_run == first
     rows = {c.benchmark: c for c in ra.comparisons}
@@ -89,7 +86,6 @@ def test_baseline_run_by_id() -> None:
     df = _two_runs(0.05)
     first, second = list(df.attrs["runs"])
     ra = analyze(df, baseline=second, rng=1, jobs=1)
-    assert isinstance(ra, RunAnalysis)
     assert ra.baseline_run == second
     assert {c.run for c in ra.comparisons} == {first}
     assert {c.benchmark: c for c in ra.comparisons}["b"].verdict == "faster"
@@ -98,9 +94,8 @@ def test_baseline_run_by_id() -> None:
 def test_results_do_not_depend_on_jobs(monkeypatch: pytest.MonkeyPatch) -> None:
     df = _two_runs(0.0)
     serial = analyze(df, rng=5, jobs=1)
-    monkeypatch.setattr(runset, "_PARALLEL_MIN_SAMPLES", 0)
+    monkeypatch.setattr(executor, "_PARALLEL_MIN_SAMPLES", 0)
     parallel = analyze(df, rng=5, jobs=2)
-    assert isinstance(serial, RunAnalysis) and isinstance(parallel, RunAnalysis)
     assert serial.to_dict() == parallel.to_dict()
 
 
@@ -113,7 +108,6 @@ def test_progress_callback_counts_series_then_comparisons() -> None:
 
 def test_summary_frame_and_json() -> None:
     ra = analyze(_two_runs(), rng=1, jobs=1)
-    assert isinstance(ra, RunAnalysis)
     frame = ra.to_frame()
     assert len(frame) == 4 and {"benchmark", "run", "estimate", "ci_low", "ci_high"} <= set(
         frame.columns
@@ -122,11 +116,18 @@ def test_summary_frame_and_json() -> None:
     json.dumps(ra.to_dict(), allow_nan=False)
 
 
-def test_series_input_gives_series_analysis() -> None:
+def test_series_input_gives_a_run_analysis_of_that_series() -> None:
+    from tsanalyze.analysis.series import analyze_series
+
     x = simulate_run(["a"], n_rounds=300, rng=1).frame["time_ns"]
-    sa = analyze(x, rng=1)
-    assert isinstance(sa, SeriesAnalysis)
-    assert sa.n == 300
+    ra = analyze(x, rng=1)
+    assert isinstance(ra, RunAnalysis)
+    (sa,) = ra.series
+    assert isinstance(sa, SeriesAnalysis) and sa.n == 300
+    # the series analysed with the seed itself, as analyze_series does
+    assert sa.to_dict() == analyze_series(x.to_numpy(), rng=1).to_dict()
+    assert ra.seed == 1 and ra.comparisons == () and ra.trials == () and ra.runs == ()
+    assert ra.to_frame().equals(sa.to_frame())
 
 
 def test_public_name() -> None:
@@ -158,7 +159,6 @@ def test_runs_sharing_nothing_are_compared_within() -> None:
     df = pd.concat([one.frame, two.frame], ignore_index=True)
     df.attrs["runs"] = {**one.frame.attrs["runs"], **two.frame.attrs["runs"]}
     ra = analyze(df, rng=1, jobs=1)
-    assert isinstance(ra, RunAnalysis)
     rows = {c.benchmark: c for c in ra.comparisons}
     assert set(rows) == {"p2", "q2"}
     assert rows["p2"].baseline_benchmark == "p1" and rows["q2"].baseline_benchmark == "q1"
@@ -178,7 +178,6 @@ def test_trials_summarised_with_two_level_bootstrap() -> None:
     df = pd.concat([s.frame for s in sims], ignore_index=True)
     df.attrs["runs"] = {k: v for s in sims for k, v in s.frame.attrs["runs"].items()}
     ra = analyze(df, rng=1, jobs=1)
-    assert isinstance(ra, RunAnalysis)
     (t,) = ra.trials
     assert t.benchmark == "t" and t.n_trials == 3 and t.runs == tuple(df.attrs["runs"])
     # reference: estimate_trials itself on the stable segments, with the same seed path
@@ -190,14 +189,13 @@ def test_trials_summarised_with_two_level_bootstrap() -> None:
     two = pd.concat([s.frame for s in sims[:2]], ignore_index=True)
     two.attrs["runs"] = {k: v for s in sims[:2] for k, v in s.frame.attrs["runs"].items()}
     ra2 = analyze(two, rng=1, jobs=1)
-    assert isinstance(ra2, RunAnalysis) and ra2.trials == ()
+    assert ra2.trials == ()
 
 
 @pytest.mark.parametrize("n_rounds", [1, 2, 3])
 def test_tiny_run_sets_give_results_with_warnings(n_rounds: int) -> None:
     sim = simulate_run({"a": 1000.0, "b": 1100.0}, n_rounds=n_rounds, rng=1)
     ra = analyze(sim.frame, rng=1, jobs=1)
-    assert isinstance(ra, RunAnalysis)
     assert [s.n for s in ra.series] == [n_rounds, n_rounds]
     assert all(s.warnings for s in ra.series)
     (c,) = ra.comparisons
@@ -210,7 +208,6 @@ def test_constant_series_in_a_run_set() -> None:
     df = sim.frame.copy()
     df.loc[df["benchmark"] == "a", "time_ns"] = 1000.0
     ra = analyze(df, rng=1, jobs=1)
-    assert isinstance(ra, RunAnalysis)
     a = next(s for s in ra.series if s.benchmark == "a")
     assert a.estimate == 1000.0 and a.sd == 0.0
 
@@ -230,7 +227,7 @@ def test_verdicts_use_holm_adjusted_pvalues() -> None:
     raw = [0.02, 0.03, 0.04]
     compared = [dataclasses.replace(base, pvalue=p, ci_low=1.02, ci_high=1.04) for p in raw]
     jobs = [
-        runset._CompareJob(
+        plan.CompareJob(
             1,
             "benchmark",
             f"b{i}",
@@ -245,14 +242,14 @@ def test_verdicts_use_holm_adjusted_pvalues() -> None:
         )
         for i in range(3)
     ]
-    rows = runset._verdicts(jobs, compared)
+    rows = family_verdicts(jobs, compared)
     # statsmodels' Holm as the reference
     expected = multipletests(raw, method="holm")[1]
     np.testing.assert_allclose([r.pvalue_adjusted for r in rows], expected)
     assert all(r.verdict == "inconclusive" for r in rows)
     # the same p-values in three separate families keep their "slower" verdicts
     alone = [dataclasses.replace(j, family=i) for i, j in enumerate(jobs)]
-    assert [r.verdict for r in runset._verdicts(alone, compared)] == ["slower"] * 3
+    assert [r.verdict for r in family_verdicts(alone, compared)] == ["slower"] * 3
 
 
 def test_sequential_and_imported_runs_are_compared_unpaired(tmp_path: object) -> None:
@@ -262,7 +259,7 @@ def test_sequential_and_imported_runs_are_compared_unpaired(tmp_path: object) ->
 
     fixture = Path(__file__).resolve().parents[1] / "data" / "importers" / "handmade"
     ra = analyze(tsanalyze.read_runs(fixture / "hyperfine.json"), rng=1, jobs=1)
-    assert isinstance(ra, RunAnalysis) and len(ra.comparisons) == 1
+    assert len(ra.comparisons) == 1
     assert ra.comparisons[0].kind == "benchmark" and not ra.comparisons[0].paired
     # the same simulated run, recorded interleaved or one benchmark after another
     for inter in (True, False):
@@ -271,10 +268,9 @@ def test_sequential_and_imported_runs_are_compared_unpaired(tmp_path: object) ->
             interleave=inter, rng=3,
         )  # fmt: skip
         res = analyze(sim.frame, rng=1, jobs=1)
-        assert isinstance(res, RunAnalysis)
         assert res.comparisons[0].paired is inter
     # no metadata: a position that varies within the run says interleaved
     frame = pd.DataFrame({"run": ["r"] * 4, "position": [0, 1, 1, 0]})
-    assert runset._interleaved(frame, "r", None)
-    assert not runset._interleaved(frame.assign(position=0), "r", None)
-    assert not runset._interleaved(frame, "r", {"collector": {"evals_method": "imported"}})
+    assert plan.interleaved(frame, "r", None)
+    assert not plan.interleaved(frame.assign(position=0), "r", None)
+    assert not plan.interleaved(frame, "r", {"collector": {"evals_method": "imported"}})

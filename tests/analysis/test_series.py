@@ -170,21 +170,37 @@ def test_bad_options_raise() -> None:
         analyze_series(x, sample_ns=np.ones(3))
 
 
-def test_huge_n_is_fast_enough() -> None:
-    x = simulate_series(200_000, noise="gaussian", rng=9).x
-    sa = analyze_series(x, rng=1)
-    assert sa.n == 200_000 and sa.n_stable > 100_000
+def test_huge_n_gives_the_right_answer_by_the_right_path() -> None:
+    # 2·10^5 i.i.d. Gaussian samples around 1000 ns: no warm-up, no dependence, one mode.
+    # (How fast: benchmarks/bench_series.py; here, what comes out at this size.)
+    sim = simulate_series(200_000, noise="gaussian", rng=9)
+    n = sim.x.size
+    sa = analyze_series(sim.x, rng=1)
+    assert sa.classification == "flat" and sa.changepoints == ()
+    assert sa.stable and (sa.start, sa.stop) == (0, n)
+    # independence found: subsession size 1, ESS n / tau close to n, ACF up to lag 40
+    assert sa.independent and sa.subsession_size == 1 and abs(sa.lag1) < 0.01
+    assert sa.effective_sample_size == pytest.approx(n, rel=0.05)
+    assert len(sa.acf) == 41
+    # the median's CI: order statistics (no bootstrap at this size), covering the truth,
+    # half-width as the median's asymptotic se predicts, z sigma sqrt(pi/2) / sqrt(n)
+    assert sa.ci_method == "order-statistic"
+    assert sa.ci_low <= sim.truth.median <= sa.ci_high
+    expected = 1.959964 * sa.sd * math.sqrt(math.pi / 2) / math.sqrt(n)
+    assert (sa.ci_high - sa.ci_low) / 2 == pytest.approx(expected, rel=0.1)
+    assert len(sa.modes) == 1 and sa.modes[0][1] == 1.0
+    assert sa.warning_codes == ()
 
 
 def test_modes_of_a_bimodal_series() -> None:
     from tsanalyze.report.findings import series_findings
-    from tsanalyze.stats.multimodality import modes
+    from tsanalyze.stats.multimodality import multimodality
 
     rng = np.random.default_rng(8)
     # two interleaved execution paths, 2:1, at 1.21 µs and 1.43 µs (the example)
     x = np.where(rng.random(3000) < 2 / 3, rng.normal(1210, 8, 3000), rng.normal(1430, 8, 3000))
     sa = analyze_series(x, raw=True, rng=1)
-    ref = modes(x)
+    ref = multimodality(x)
     assert [m[0] for m in sa.modes] == pytest.approx(list(ref.locations))
     assert [m[1] for m in sa.modes] == pytest.approx(list(ref.masses))
     assert len(sa.modes) == 2 and "multimodal" in sa.warning_codes

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from tsanalyze.cli.app import app
 from tsanalyze.datasets import simulate_run
@@ -31,10 +31,13 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     }
 
 
+def invoke(*args: str) -> Result:
+    """``tsanalyze compare ARGS`` with one worker and a fixed seed."""
+    return runner.invoke(app, ["compare", *args, "-j", "1", "--seed", "3"])
+
+
 def test_two_files(files: dict[str, Path]) -> None:
-    res = runner.invoke(
-        app, ["compare", str(files["a"]), str(files["b"]), "-f", "json", "-j", "1", "--seed", "3"]
-    )
+    res = invoke(str(files["a"]), str(files["b"]), "-f", "json")
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
     verdicts = {c["benchmark"]: c["verdict"] for c in doc["comparisons"]}
@@ -43,43 +46,15 @@ def test_two_files(files: dict[str, Path]) -> None:
 
 
 def test_two_files_fail_on_regression(files: dict[str, Path]) -> None:
-    res = runner.invoke(
-        app,
-        [
-            "compare",
-            str(files["a"]),
-            str(files["b"]),
-            "--fail-on",
-            "regression",
-            "-j",
-            "1",
-            "--seed",
-            "3",
-        ],
-    )
+    res = invoke(str(files["a"]), str(files["b"]), "--fail-on", "regression")
     assert res.exit_code == 1
     assert "slower" in res.output
-    back = runner.invoke(
-        app,
-        [
-            "compare",
-            str(files["b"]),
-            str(files["a"]),
-            "--fail-on",
-            "regression",
-            "-j",
-            "1",
-            "--seed",
-            "3",
-        ],
-    )
+    back = invoke(str(files["b"]), str(files["a"]), "--fail-on", "regression")
     assert back.exit_code == 0, back.output
 
 
 def test_two_benchmarks(files: dict[str, Path]) -> None:
-    res = runner.invoke(
-        app, ["compare", "y", "x", "--in", str(files["a"]), "-f", "json", "-j", "1", "--seed", "3"]
-    )
+    res = invoke("y", "x", "--in", str(files["a"]), "-f", "json")
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
     (c,) = doc["comparisons"]
@@ -89,11 +64,25 @@ def test_two_benchmarks(files: dict[str, Path]) -> None:
 
 
 def test_table_output(files: dict[str, Path]) -> None:
-    res = runner.invoke(
-        app, ["compare", str(files["a"]), str(files["b"]), "-j", "1", "--seed", "3"]
-    )
+    res = invoke(str(files["a"]), str(files["b"]))
     assert res.exit_code == 0, res.output
-    assert "Comparisons" in res.output
+    # reference: the JSON document of the same run (same seed): the table shows its numbers
+    doc = json.loads(invoke(str(files["a"]), str(files["b"]), "-f", "json").stdout)
+    table = res.output.split("Comparisons", 1)[1].split("Findings", 1)[0]
+    rows = [
+        [c.strip() for c in line.split("│")[1:-1]] for line in table.splitlines() if "@" in line
+    ]
+    assert len(rows) == len(doc["comparisons"]) == 2
+    for c in doc["comparisons"]:
+        (cells,) = [r for r in rows if r[0].startswith(f"{c['benchmark']} @")]
+        assert cells[2] == f"{c['ratio']:.3f}×"
+        assert cells[3] == f"{c['ci_low']:.3f}–{c['ci_high']:.3f}"
+        assert cells[-1] == c["verdict"]
+    # simulator truth: x is 10% slower in b, y unchanged
+    assert {c["benchmark"]: c["verdict"] for c in doc["comparisons"]} == {
+        "x": "slower",
+        "y": "same",
+    }
 
 
 @pytest.mark.parametrize(

@@ -153,11 +153,25 @@ def test_failing_target_exit_code(tmp_path: Path, targets: Path) -> None:
         (["-p", "a=cli_targets_mod:sum_loop", "-p", "a=cli_targets_mod:sum_loop"], "given twice"),
         (["-p", "a=cli_targets_mod:sum_loop", "--cmd", "b=true"], "not both"),
         (["-p", "a=cli_targets_mod:sum_loop", "--min-sample-ns", "-5"], "--min-sample-ns"),
+        # issue 18: out-of-range numbers were tracebacks
+        (
+            ["-p", "a=cli_targets_mod:sum_loop", "--evals", "99999999999999999999999"],
+            "evals must be 'auto' or an integer in [1, 9223372036854775807]",
+        ),
+        (["-p", "a=cli_targets_mod:sum_loop", "--evals", "²"], "--evals must be"),
+        (["-p", "a=cli_targets_mod:sum_loop", "--rounds", "9223372036854775808"], "rounds must"),
+        (["-p", "a=cli_targets_mod:sum_loop", "--seed", str(10**30)], "seed must"),
+        (["-p", "a=cli_targets_mod:sum_loop", "--tau-prec", "1e-320"], "tau_prec is too small"),
+        (
+            ["-p", "a=cli_targets_mod:sum_loop", "--tag", "k=1", "--tag", "k=2"],
+            "--tag: tag 'k' given twice",
+        ),
     ],
 )
 def test_bad_arguments(tmp_path: Path, targets: Path, args: list[str], message: str) -> None:
     res = CliRunner().invoke(app, ["collect", str(tmp_path / "b.parquet"), *args])
     assert res.exit_code == 2, res.output
+    assert isinstance(res.exception, SystemExit)  # not a traceback
     assert message in res.output
     assert not (tmp_path / "b.parquet").exists()
 
@@ -187,3 +201,64 @@ def test_oracle_parameters_from_the_command_line(tmp_path: Path, targets: Path) 
     assert oracle["tau_acc"] == 5000.0 and oracle["tau_prec"] == 10.0
     assert oracle["min_sample_ns"] == 250000.0
     assert oracle["per_benchmark"]["b"]["j"] == 500
+
+
+class _Accepted(Exception):
+    """Raised by the stub that stands in for the timing: the arguments were accepted."""
+
+
+def test_numeric_options_fuzz(
+    tmp_path: Path, targets: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # issue 18: `collect --evals 99999999999999999999999` was a traceback. Fuzz every
+    # numeric option (bounded: 120 examples, no deadline). The timing itself is stubbed
+    # out: the arguments are either accepted (and within range) or refused with exit 2
+    # and a message naming the option -- never a traceback, never a file.
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from tsanalyze.collector import _collect
+    from tsanalyze.collector.plan import MAX_EVALS, MAX_INT64, Plan
+
+    accepted: list[Plan] = []
+
+    def stub(plan: Plan, *args: object) -> None:
+        accepted.append(plan)
+        raise _Accepted
+
+    monkeypatch.setattr(_collect, "_record", stub)
+    number = st.one_of(
+        st.integers(-(10**25), 10**25).map(str),
+        st.floats(allow_nan=True, allow_infinity=True).map(repr),
+        st.sampled_from(
+            ["0", "1", "9223372036854775807", "9223372036854775808", "1e309", "-0", "nan",
+             "inf", "1e-320", "99999999999999999999999", "３", "²", "", " 5", "0x10", "1_000"]
+        ),
+    )  # fmt: skip
+    options = ["--rounds", "--time-budget", "--evals", "--seed", "--tau-acc", "--tau-prec",
+               "--min-sample-ns"]  # fmt: skip
+    out = tmp_path / "fuzz.parquet"
+
+    @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(st.dictionaries(st.sampled_from(options), number, min_size=1, max_size=4))
+    def check(values: dict[str, str]) -> None:
+        args = ["collect", str(out), "-p", "b=cli_targets_mod:sum_builtin", "-q"]
+        for opt, v in values.items():
+            args += [opt, v]
+        accepted.clear()
+        res = CliRunner().invoke(app, args)
+        assert not out.exists()
+        if accepted:  # the stub ran (the CLI reports its exception as an internal error)
+            (plan,) = accepted
+            assert plan.rounds is None or 1 <= plan.rounds <= MAX_INT64
+            assert 0 <= plan.seed <= MAX_INT64
+            assert all(v is None or 1 <= v <= MAX_EVALS for v in plan.evals.values())
+            return
+        assert res.exit_code == 2, (args, res.output, res.exception)
+        assert isinstance(res.exception, SystemExit), res.exception
+        assert "Traceback" not in res.output
+        last = res.output.strip().splitlines()[-1]
+        named = [o for o in values if o in last or o.lstrip("-").replace("-", "_") in last]
+        assert named, (args, res.output)
+
+    check()

@@ -111,17 +111,35 @@ def test_interleaved_order_is_a_permutation_per_round_and_reproducible(
     assert meta["collector"]["seed"] == 42 and meta["collector"]["interleave"] is True
 
 
+def _orders(path: Path) -> list[list[str]]:
+    """The benchmarks of every round in the order of their recorded ``position``."""
+    by_round: dict[int, list[tuple[int, str]]] = {}
+    for r in _read(path)[0]:
+        by_round.setdefault(r["round"], []).append((r["position"], r["benchmark"]))
+    return [[n for _, n in sorted(by_round[k])] for k in sorted(by_round)]
+
+
 def test_seed_is_drawn_and_recorded_when_not_given(tmp_path: Path, clk: Clock) -> None:
-    rec = collect(
-        {"a": _noop, "b": _noop},
-        tmp_path / "r.parquet",
-        rounds=5,
-        evals=1,
-        clock=clk,
-        progress=False,
-    )
+    bench: dict[str, object] = {"a": _noop, "b": _noop, "c": _noop, "d": _noop}
+    args: dict[str, Any] = {"rounds": 25, "evals": 1, "clock": clk, "progress": False}
+    rec = collect(bench, tmp_path / "r.parquet", **args)
     seed = rec.metadata["collector"]["seed"]
-    assert isinstance(seed, int) and seed >= 0
+    assert isinstance(seed, int) and 0 <= seed < 2**63
+    drawn = _orders(rec.path)
+    # the recorded seed replays the recorded order: collect() again with it ...
+    again = collect(bench, tmp_path / "again.parquet", seed=seed, **args)
+    assert _orders(again.path) == drawn
+    # ... and it is random.Random(seed).shuffle, round after round
+    rng = random.Random(seed)
+    expected = []
+    for _ in range(25):
+        order = list(bench)
+        rng.shuffle(order)
+        expected.append(order)
+    assert drawn == expected
+    # a second drawn seed gives another order (two equal 63-bit draws: p = 2**-63)
+    other = collect(bench, tmp_path / "other.parquet", **args)
+    assert other.metadata["collector"]["seed"] != seed and _orders(other.path) != drawn
 
 
 def test_sequential_mode(tmp_path: Path, clk: Clock) -> None:
@@ -410,6 +428,22 @@ BAD: list[tuple[dict[str, Any], str]] = [
     ({"tau_prec": 0.0}, "tau_prec"),
     ({"tau_prec": 10.0, "tau_acc": 5.0}, "tau_acc"),
     ({"oracle_b": 2.0}, "b must"),
+    # out-of-range numbers (issue 18): a one-line ValueError naming the parameter
+    ({"rounds": 2**63}, r"rounds must be an integer in \[1, 9223372036854775807\]"),
+    ({"seed": 2**63}, r"seed must be an integer in \[0, 9223372036854775807\]"),
+    ({"evals": 99999999999999999999999}, r"evals must be 'auto' or an integer in \[1, "),
+    ({"evals": True}, "evals must"),
+    ({"evals": 2.0}, "evals must"),
+    ({"evals": {"a": 0}}, "evals must"),
+    ({"time_budget": float("nan")}, "time_budget"),
+    ({"time_budget": 10**400}, "time_budget"),
+    ({"tau_prec": 1e-320}, "tau_prec is too small"),
+    ({"tau_prec": 1e-300, "tau_acc": 1e300}, "tau_acc / tau_prec overflows"),
+    ({"tau_acc": float("inf")}, "tau_acc"),
+    ({"oracle_a": float("nan")}, "a must"),
+    ({"j_max": 0}, "j_max"),
+    ({"min_sample_ns": float("inf")}, "min_sample_ns"),
+    ({"flush_seconds": float("inf")}, "flush_seconds"),
 ]
 
 
@@ -432,13 +466,20 @@ def test_output_directory_errors(tmp_path: Path, clk: Clock) -> None:
         collect({"a": _noop}, tmp_path, rounds=1, clock=clk, progress=False)
 
 
-def test_row_groups_are_written_as_rounds_accumulate(tmp_path: Path, clk: Clock) -> None:
+def test_rounds_reach_the_partial_as_they_accumulate(tmp_path: Path, clk: Clock) -> None:
+    import pyarrow.ipc as ipc
+
     sizes: list[int] = []
+    flushed: dict[int, int] = {}
 
     def watch(n: int) -> None:
         partial = [p for p in tmp_path.iterdir() if p.name.endswith(".partial")]
         assert len(partial) == 1 and not (tmp_path / "g.parquet").exists()
         sizes.append(partial[0].stat().st_size)
+        if n in (10, 30):
+            # the partial is a readable stream of every flushed (finished) round
+            with ipc.open_stream(partial[0]) as reader:
+                flushed[n] = sum(b.num_rows for b in reader)
 
     rec = collect(
         {"a": _noop, "b": _noop},
@@ -450,9 +491,11 @@ def test_row_groups_are_written_as_rounds_accumulate(tmp_path: Path, clk: Clock)
         on_round=watch,
         progress=False,
     )
-    md = pq.read_metadata(rec.path)
-    assert md.num_rows == 100 and md.num_row_groups == 5
+    # flush_rows=20 with 2 rows a round: a flush after rounds 10, 20, 30, ...
+    assert flushed == {10: 20, 30: 60}
+    assert pq.read_metadata(rec.path).num_rows == 100
     assert sizes[-1] > sizes[0]  # the temporary file grows while collecting
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.parquet"]
     with pytest.raises(ValueError, match="flush_rows"):
         collect({"a": _noop}, tmp_path / "h.parquet", rounds=1, clock=clk, flush_rows=0)
 
@@ -500,11 +543,67 @@ def test_auto_evals_make_samples_pass_the_reports_timer_checks(tmp_path: Path, c
         collect({"short": short}, tmp_path / "x.parquet", rounds=3, min_sample_ns=-1.0)
 
 
-def test_collector_timer_limits_mirror_the_reports() -> None:
-    # the collector may not import the analysis side; its copies of the limits must agree
-    from tsanalyze.collector import _collect
+def test_timer_limits_are_declared_once_for_both_sides() -> None:
+    # the collector may not import the analysis side: both import the limits from the
+    # stdlib leaf tsanalyze.timer_limits, and neither keeps a copy of its own
+    import ast
+    import inspect
+
+    from tsanalyze import timer_limits
+    from tsanalyze.collector import calibration
     from tsanalyze.stats import timer
 
-    assert _collect.OVERHEAD_SHARE_LIMIT == timer.OVERHEAD_SHARE_LIMIT
-    assert _collect.ACCURACY_SHARE_LIMIT == timer.ACCURACY_SHARE_LIMIT
-    assert _collect.PRECISION_FACTOR == timer.PRECISION_FACTOR
+    names = ("OVERHEAD_SHARE_LIMIT", "ACCURACY_SHARE_LIMIT", "PRECISION_FACTOR")
+    for module in (calibration, timer):
+        assigned = {
+            t.id
+            for node in ast.walk(ast.parse(inspect.getsource(module)))
+            if isinstance(node, (ast.Assign, ast.AnnAssign))
+            for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+            if isinstance(t, ast.Name)
+        }
+        assert not assigned & set(names), module.__name__
+        for name in names:
+            assert getattr(module, name) is getattr(timer_limits, name)
+
+
+def test_out_of_range_numbers_fuzz(tmp_path: Path) -> None:
+    # fuzz every numeric argument (bounded: 150 examples, no deadline) through the plan:
+    # either a Plan within the documented ranges or a one-line ValueError naming the
+    # parameter; never OverflowError, TypeError or a traceback from deeper down
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from tsanalyze.collector.plan import MAX_EVALS, MAX_INT64, OracleSettings, make_plan
+
+    nums = st.one_of(
+        st.none(),
+        st.integers(-(10**30), 10**30),
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.sampled_from([0, 1, 2**63 - 1, 2**63, -1, 1e-320, 5e-324, 1e308, 10**400, True]),
+    )
+
+    @settings(max_examples=150, deadline=None)
+    @given(rounds=nums, budget=nums, evals=nums, seed=nums, prec=nums, acc=nums, floor=nums)
+    def check(
+        rounds: Any, budget: Any, evals: Any, seed: Any, prec: Any, acc: Any, floor: Any
+    ) -> None:
+        try:
+            plan = make_plan(
+                {"a": _noop},
+                tmp_path / "p.parquet",
+                rounds=rounds,
+                time_budget=budget,
+                evals="auto" if evals is None else evals,
+                seed=seed,
+                oracle_settings=OracleSettings(tau_prec=prec, tau_acc=acc, min_sample_ns=floor),
+            )
+        except ValueError as exc:
+            assert "\n" not in str(exc)
+            return
+        assert plan.rounds is None or 1 <= plan.rounds <= MAX_INT64
+        assert 0 <= plan.seed <= MAX_INT64
+        assert all(v is None or 1 <= v <= MAX_EVALS for v in plan.evals.values())
+
+    check()
+    assert list(tmp_path.iterdir()) == []

@@ -81,3 +81,30 @@ def test_every_hand_written_page_is_in_the_nav() -> None:
     nav = set(_nav_pages())
     on_disk = {p.relative_to(SRC).as_posix() for p in SRC.glob("*.md")}
     assert on_disk <= nav
+
+
+def _extras(command: str) -> set[str]:
+    m = re.search(r'pip install[^"\n]*-e "?\.\[([\w,-]+)\]"?', command)
+    assert m is not None, f"no editable install with extras in: {command}"
+    return set(m.group(1).split(","))
+
+
+def test_readme_test_command_installs_what_ci_installs_and_the_suite_needs() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    quick = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    (test_cmd,) = [ln for ln in quick.splitlines() if "pytest" in ln and "pip install" in ln]
+    (ci_cmd,) = [ln for ln in (REPO / ".ci" / "run").read_text().splitlines()
+                 if "pip install" in ln and "-e" in ln]  # fmt: skip
+    # the same extras: a newcomer runs the same tests as CI (none skipped for want of numba)
+    assert _extras(test_cmd) == _extras(ci_cmd) == {"dev"}
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        tomllib = pytest.importorskip("tomli")
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    dev = {re.split(r"[<>=\[ ]", d, maxsplit=1)[0] for d in extras["dev"]}
+    assert {"numba", "pytest", "pytest-xdist", "hypothesis"} <= dev
+    for name, deps in extras.items():  # every other extra (fast, docs) is inside dev
+        assert {re.split(r"[<>=\[ ]", d, maxsplit=1)[0] for d in deps} <= dev, name
+    # and the README says how long the whole suite takes
+    assert re.search(r"takes about \d+ minutes", quick), "README: say how long the suite takes"

@@ -57,7 +57,6 @@ def ra() -> RunAnalysis:
         warmup=(80, 0.5), evals=8, rng=20261122,
     )  # fmt: skip
     out = analyze(sim.frame, rng=42, jobs=1)
-    assert isinstance(out, RunAnalysis)
     return out
 
 

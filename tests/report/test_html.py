@@ -26,7 +26,6 @@ def page() -> tuple[str, RunAnalysis]:
     df = pd.concat([base.frame, cand.frame], ignore_index=True)
     df.attrs["runs"] = {**base.frame.attrs["runs"], **cand.frame.attrs["runs"]}
     ra = analyze(df, rng=1, jobs=1)
-    assert isinstance(ra, RunAnalysis)
     return render_html(ra), ra
 
 

@@ -28,7 +28,6 @@ def ra() -> RunAnalysis:
         warmup=(120, 0.4), rng=3,
     )  # fmt: skip
     out = analyze(sim.frame, baseline_benchmark="plain", rng=1, jobs=1)
-    assert isinstance(out, RunAnalysis)
     return out
 
 
@@ -61,6 +60,6 @@ def test_trials_table() -> None:
     df = pd.concat([s.frame for s in sims], ignore_index=True)
     df.attrs["runs"] = {k: v for s in sims for k, v in s.frame.attrs["runs"].items()}
     ra = analyze(df, rng=1, jobs=1)
-    assert isinstance(ra, RunAnalysis) and len(ra.trials) == 1
+    assert len(ra.trials) == 1
     text = _render(ra)
     assert "Trials" in text and "two-level bootstrap" in text

@@ -20,6 +20,7 @@ from tsanalyze.stats.autocorrelation import (
     integrated_autocorrelation_time,
     lag1,
     residual_inflation,
+    subsession_block_size,
     subsession_size,
 )
 
@@ -122,6 +123,45 @@ def test_subsession_size_iid_ar_trend_and_short() -> None:
     assert subsession_size(_ar1(2000, 0.7, seed=5), max_m=1) is None
     with pytest.raises(ValueError, match="threshold"):
         subsession_size(np.arange(50.0), threshold=1.5)
+
+
+@settings(max_examples=30, deadline=None)
+@given(phi=st.floats(-0.5, 0.95), n=st.integers(20, 600), seed=st.integers(0, 2**31))
+def test_subsession_block_size_follows_its_rules(phi: float, n: int, seed: int) -> None:
+    from scipy.stats import rankdata
+
+    x = 1e9 + _ar1(n, phi, seed)
+    # reference: the rules written out with the direct definition of the subsession size
+    mv, mr = _subsession_naive(x, 0.1, 10), _subsession_naive(rankdata(x), 0.1, 10)
+    got = subsession_block_size(x)
+    if mv is None or mr is None:
+        assert got.block_size == max(1, n // 10) and got.subsession_size is None
+        assert got.warning_codes == ("subsession-not-found",)
+    else:
+        m = max(mv, mr)
+        assert got.subsession_size == m
+        assert got.block_size == (2 * m if m > 1 and n // (2 * m) >= 8 else m)
+        assert got.warning_codes == (("autocorrelated",) if m > 1 else ())
+    # Pilot's plain rule: the values' subsession size, or 1 when there is none
+    plain = subsession_block_size(x, min_n=4, ranks=False, widen=False, fallback_blocks=None)
+    assert plain.block_size == (mv or 1)
+
+
+def test_subsession_block_size_short_constant_and_labels() -> None:
+    short = subsession_block_size(np.arange(19.0), label="a")
+    assert short.block_size == 1 and short.warning_codes == ("independence-unchecked",)
+    assert short.warnings[0].message.startswith("a: 19 values")
+    assert subsession_block_size(np.full(50, 3.0)).warnings == ()
+    assert subsession_block_size([]).block_size == 1
+    trend = subsession_block_size(np.arange(500.0), fallback_blocks=20)
+    assert trend.block_size == 25 and trend.warning_codes == ("subsession-not-found",)
+    none = subsession_block_size(np.arange(500.0), fallback_blocks=None)
+    assert none.block_size == 1 and "too liberal" in none.warnings[0].message
+    ar = _ar1(2000, 0.7, seed=5)
+    assert (
+        subsession_block_size(ar, widen=False).block_size
+        == subsession_block_size(ar).subsession_size
+    )
 
 
 # ---------------------------------------------------------------- effective sample size

@@ -59,7 +59,7 @@ def test_auto_methods_for_independent_and_dependent_samples() -> None:
         "trimmed_mean": "bca-iid",
         "sd": "bca-iid",
         "mad": "bca-iid",
-        "min": "percentile-iid-exact",
+        "min": "floor-endpoint",
     }
     for est, method in expected_iid.items():
         e = estimate(iid, est, rng=3, n_resamples=300)  # type: ignore[arg-type]
@@ -134,9 +134,9 @@ def test_seed_replays() -> None:
     assert (a.ci_low, a.ci_high) == (b.ci_low, b.ci_high)
 
 
-def test_minimum_is_flagged_as_lower_bound() -> None:
+def test_minimum_forced_exact_bootstrap_is_flagged_as_lower_bound() -> None:
     x = simulate_series(1000, noise="delay", rng=3).x
-    e = estimate(x, "min", rng=1, n_resamples=300)
+    e = estimate(x, "min", method="percentile-iid-exact")
     assert e.estimate == x.min() and e.ci_low == x.min()
     # the exact i.i.d. bootstrap distribution of the minimum equals a Monte-Carlo one
     mc = bootstrap_ci(x, np.min, n_resamples=20_000, rng=2)

@@ -14,7 +14,12 @@ from hypothesis import strategies as st
 
 import tsanalyze
 from tsanalyze.errors import NotEnoughData
-from tsanalyze.stats.outliers import classify_outlier_fraction, outlier_variance, tukey_fences
+from tsanalyze.stats.outliers import (
+    classify_outlier_fraction,
+    outlier_variance,
+    tukey_fences,
+    tukey_filter,
+)
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
@@ -228,3 +233,18 @@ def test_fraction_is_a_fraction(mean: float, rel_sd: float, evals: int) -> None:
     if r.effect != "not-applicable":
         assert r.c_max is not None and 1 <= r.c_max <= evals
         assert r.effect == classify_outlier_fraction(r.fraction)
+
+
+def test_tukey_filter_counts_and_fences() -> None:
+    # reference: fences from numpy percentiles written out (Q1 - 1.5 IQR, Q3 + 1.5 IQR)
+    d = np.array([0.0, 1.0, 1.0, 2.0, 2.0, 3.0, 50.0, -40.0])
+    q1, q3 = np.percentile(d, [25, 75])
+    res = tukey_filter(d)
+    assert res.low_mild_fence == pytest.approx(q1 - 1.5 * (q3 - q1))
+    assert res.high_mild_fence == pytest.approx(q3 + 1.5 * (q3 - q1))
+    assert res.n_removed == 2
+    assert not res.keep[6] and not res.keep[7] and res.keep[:6].all()
+    assert tukey_filter([5.0]).n_removed == 0
+    assert tukey_filter([2.0, 2.0, 2.0]).n_removed == 0
+    with pytest.raises(ValueError, match="mild:"):
+        tukey_filter(d, mild=0)

@@ -70,3 +70,31 @@ def test_edge_cases() -> None:
     small = plan_samples(np.random.default_rng(3).normal(100.0, 5.0, 12), estimator="mean")
     assert "plan-from-few-samples" in small.warning_codes
     assert small.samples_needed is not None and math.isfinite(small.time_more_ns)
+
+
+def test_plan_on_a_timer_grid() -> None:
+    # issue 23: half a tick of every interval does not shrink with more samples
+    rng = np.random.default_rng(7)
+    coarse = 25.0 * np.round(simulate_series(500, rng=rng).x / 25.0)
+    p = plan_samples(coarse, target=0.01)
+    assert p.samples_needed is None and not p.reached
+    assert "plan-tick-limit" in p.warning_codes
+    # a 2 ns grid under a +-1% target: the plan scales only the rest of the half-width,
+    # and a series of the planned length reaches about the target
+    kw = {"noise": "gaussian", "scale": 0.2}
+    pilot = 2.0 * np.round(simulate_series(2000, rng=rng, **kw).x / 2.0)  # type: ignore[arg-type]
+    p = plan_samples(pilot, target=0.01)
+    e = estimate(pilot, "median")
+    h_tick = 1.0 / e.estimate
+    assert e.tick == 2.0
+    assert p.samples_needed is not None
+    assert p.samples_needed == pytest.approx(
+        2000 * ((e.relative_halfwidth - h_tick) / (0.01 - h_tick)) ** 2, rel=1e-3
+    )
+    widths = [
+        estimate(2.0 * np.round(simulate_series(p.samples_needed, rng=rng, **kw).x / 2.0))
+        .relative_halfwidth  # type: ignore[arg-type]
+        for _ in range(8)
+    ]
+    # (this pilot's own half-width came out 10% under its expectation, hence 1.18%)
+    assert float(np.mean(widths)) == pytest.approx(0.01, rel=0.25)

@@ -105,13 +105,13 @@ def test_normal_approximation_ranks(n: int) -> None:
 def test_effective_n_widens_interval() -> None:
     x = np.random.default_rng(1).normal(size=2000)
     full = quantile_ci(x)
-    half = quantile_ci(x, effective_n=500)
-    assert half.effective_n == 500
+    half = quantile_ci(x, effective_sample_size=500)
+    assert half.effective_sample_size == 500
     assert half.ci_low < full.ci_low and half.ci_high > full.ci_high
     # width on the rank scale grows by about sqrt(2000 / 500) = 2
     ratio = (half.hi_order - half.lo_order) / (full.hi_order - full.lo_order)
     assert ratio == pytest.approx(2.0, rel=0.1)
-    assert quantile_ci(x, effective_n=5000).effective_n == 2000  # capped at n
+    assert quantile_ci(x, effective_sample_size=5000).effective_sample_size == 2000  # capped at n
 
 
 def test_quantile_ci_validation() -> None:
@@ -119,8 +119,8 @@ def test_quantile_ci_validation() -> None:
         quantile_ci([])
     with pytest.raises(ValueError, match="q"):
         quantile_ci([1.0, 2.0], q=1.5)
-    with pytest.raises(ValueError, match="effective_n"):
-        quantile_ci([1.0, 2.0], effective_n=0)
+    with pytest.raises(ValueError, match="effective_sample_size"):
+        quantile_ci([1.0, 2.0], effective_sample_size=0)
     with pytest.raises(ValueError, match="confidence_level"):
         quantile_ci([1.0, 2.0], confidence_level=1.0)
     with pytest.raises(ValueError, match="n"):

@@ -53,6 +53,18 @@ def test_welch_hand_formula() -> None:
     assert r.pvalue == pytest.approx(p, rel=1e-10)
 
 
+def test_welch_is_scale_free_down_to_tiny_sds() -> None:
+    # hypothesis found sd = 1.2e-122 (vs sd 0): v² underflowed to 0 and df divided by zero
+    ref = welch_from_summary(1.0, 0.3, 12, 1.2, 0.5, 9)
+    for scale in (1e-122, 1e-150, 1e150):
+        r = welch_from_summary(1.0 * scale, 0.3 * scale, 12, 1.2 * scale, 0.5 * scale, 9)
+        assert r.df == pytest.approx(ref.df, rel=1e-12)
+        assert r.pvalue == pytest.approx(ref.pvalue, rel=1e-9)
+        assert r.statistic == pytest.approx(ref.statistic, rel=1e-9)
+    one_tiny = welch_from_summary(1.0, 1.174284271398686e-122, 2, 1.0, 0.0, 2)
+    assert one_tiny.df == pytest.approx(1.0) and one_tiny.pvalue == 1.0
+
+
 def test_welch_edges() -> None:
     same = welch_from_summary(5.0, 0.0, 10, 5.0, 0.0, 10)
     assert same.pvalue == 1.0

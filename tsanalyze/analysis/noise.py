@@ -3,24 +3,26 @@
 * :func:`noise_floor` -- when a run holds a reference benchmark that should have no
   variation of its own (Boyer's LFSR loop), its spread is the environment's; report the
   fraction of each benchmark's sd that this floor explains.
-* :func:`timer_checks` -- per series, the clock checks of
-  :func:`tsanalyze.stats.timer.timer_check` with the timer properties recorded in the
-  run's metadata.
+* :func:`timer_checks_per_series` -- the clock checks of
+  :func:`tsanalyze.stats.timer.timer_check` (one series) run on every series of a run
+  DataFrame, with the timer properties recorded in each run's metadata.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import warnings
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
 from tsanalyze._result import Finding, Result
+from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.timer import timer_check
 
-__all__ = ["NoiseFloor", "TimerChecks", "noise_floor", "timer_checks"]
+__all__ = ["NoiseFloor", "TimerChecksPerSeries", "noise_floor", "timer_checks_per_series"]
 
 FloorScaling = Literal["duration", "none"]
 
@@ -31,15 +33,15 @@ def _sample_ns(g: pd.DataFrame) -> np.ndarray:
         return g["ns"].to_numpy(dtype=np.float64)
     if "time_ns_raw" in g.columns and "evals" in g.columns:
         return g["time_ns_raw"].to_numpy(dtype=np.float64) * g["evals"].to_numpy(np.float64)
-    raise ValueError("df: needs an 'ns' column (or 'time_ns_raw' and 'evals')")
+    raise InvalidArgumentError("df: needs an 'ns' column (or 'time_ns_raw' and 'evals')")
 
 
 def _check_frame(df: Any, name: str = "df") -> pd.DataFrame:
     if not isinstance(df, pd.DataFrame):
-        raise ValueError(f"{name}: expected a DataFrame from read_runs, got {type(df).__name__}")
+        raise InvalidArgumentError(f"{name}: expected a DataFrame from read_runs, got {type(df).__name__}")
     for col in ("benchmark", "run"):
         if col not in df.columns:
-            raise ValueError(f"{name}: missing column {col!r} (use tsanalyze.read_runs)")
+            raise InvalidArgumentError(f"{name}: missing column {col!r} (use tsanalyze.read_runs)")
     return df
 
 
@@ -129,14 +131,14 @@ def noise_floor(
     """
     frame = _check_frame(df)
     if not isinstance(reference, str) or not reference:
-        raise ValueError(f"reference: must be a benchmark name, got {reference!r}")
+        raise InvalidArgumentError(f"reference: must be a benchmark name, got {reference!r}")
     if not (isinstance(threshold, (int, float)) and 0 < threshold <= 1):
-        raise ValueError(f"threshold: must be in (0, 1], got {threshold!r}")
+        raise InvalidArgumentError(f"threshold: must be in (0, 1], got {threshold!r}")
     if scaling not in ("duration", "none"):
-        raise ValueError(f"scaling: must be 'duration' or 'none', got {scaling!r}")
+        raise InvalidArgumentError(f"scaling: must be 'duration' or 'none', got {scaling!r}")
     names = set(frame["benchmark"].astype(str).unique())
     if reference not in names:
-        raise ValueError(
+        raise InvalidArgumentError(
             f"reference: no benchmark named {reference!r} (have: {', '.join(sorted(names))})"
         )
     groups = _groups(frame)
@@ -205,8 +207,8 @@ def noise_floor(
 
 # ----------------------------------------------------------------------- timer checks
 @dataclasses.dataclass(frozen=True, slots=True)
-class TimerChecks(Result):
-    """Timer checks of every series of a run DataFrame.
+class TimerChecksPerSeries(Result):
+    """Timer checks of every series of a run DataFrame (one row per series).
 
     Attributes
     ----------
@@ -234,7 +236,7 @@ def _timer_meta(df: pd.DataFrame, run: str) -> dict[str, Any]:
     return timer if isinstance(timer, dict) else {}
 
 
-def timer_checks(df: pd.DataFrame) -> TimerChecks:
+def timer_checks_per_series(df: pd.DataFrame) -> TimerChecksPerSeries:
     """Quantisation, precision/accuracy and clock-overhead checks per series of a run.
 
     Parameters
@@ -246,7 +248,7 @@ def timer_checks(df: pd.DataFrame) -> TimerChecks:
 
     Returns
     -------
-    TimerChecks
+    TimerChecksPerSeries
 
     Notes
     -----
@@ -262,7 +264,7 @@ def timer_checks(df: pd.DataFrame) -> TimerChecks:
     """
     frame = _check_frame(df)
     rows: list[dict[str, Any]] = []
-    warnings: list[Finding] = []
+    found: list[Finding] = []
     for run, bench, g in _groups(frame):
         x = _sample_ns(g)
         if x.size == 0:
@@ -295,5 +297,20 @@ def timer_checks(df: pd.DataFrame) -> TimerChecks:
                 "warnings": ";".join(w.code for w in chk.warnings),
             }
         )
-        warnings.extend(Finding(w.code, f"{bench}: {w.message}", w.severity) for w in chk.warnings)
-    return TimerChecks(table=pd.DataFrame(rows), warnings=tuple(warnings))
+        found.extend(Finding(w.code, f"{bench}: {w.message}", w.severity) for w in chk.warnings)
+    return TimerChecksPerSeries(table=pd.DataFrame(rows), warnings=tuple(found))
+
+
+#: old names -> new names, until the next minor version
+_RENAMED = {"timer_checks": "timer_checks_per_series", "TimerChecks": "TimerChecksPerSeries"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _RENAMED:
+        warnings.warn(
+            f"tsanalyze.analysis.noise.{name} is deprecated; use {_RENAMED[name]}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return globals()[_RENAMED[name]]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

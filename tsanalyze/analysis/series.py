@@ -9,8 +9,9 @@ in parallel, one series per worker.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
@@ -23,15 +24,15 @@ from tsanalyze._validation import (
     check_rng,
 )
 from tsanalyze.analysis.steady_state import steady_state
+from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.autocorrelation import autocorrelation
-from tsanalyze.stats.estimators import ESTIMATORS, estimate
-from tsanalyze.stats.multimodality import modes as find_modes
+from tsanalyze.stats.estimators import ESTIMATORS, LocationEstimatorName, estimate
+from tsanalyze.stats.multimodality import multimodality
 from tsanalyze.stats.outliers import outlier_variance, tukey_fences
+from tsanalyze.stats.ticks import TickArg
 from tsanalyze.stats.timer import timer_check
 
-__all__ = ["EstimatorName", "SeriesAnalysis", "analyze_series"]
-
-EstimatorName = Literal["median", "min", "mean", "trimmed_mean"]
+__all__ = ["SeriesAnalysis", "analyze_series", "series_inputs"]
 
 #: the steady-state search needs this many samples; shorter series are analysed whole
 _MIN_STEADY_STATE = 8
@@ -162,7 +163,7 @@ def _analyze_series_iv(
 ) -> tuple[Float64Array, Float64Array | None]:
     arr = as_series_array(x, "x", min_size=1, positive=True)
     if estimator not in ESTIMATORS or estimator in ("sd", "mad"):
-        raise ValueError(
+        raise InvalidArgumentError(
             f"estimator: expected one of median, min, mean, trimmed_mean, got {estimator!r}"
         )
     check_confidence_level(confidence_level)
@@ -171,7 +172,7 @@ def _analyze_series_iv(
     if sample_ns is not None:
         durations = as_series_array(sample_ns, "sample_ns")
         if durations.size != arr.size:
-            raise ValueError(f"sample_ns: has {durations.size} values, x has {arr.size}")
+            raise InvalidArgumentError(f"sample_ns: has {durations.size} values, x has {arr.size}")
     return arr, durations
 
 
@@ -186,12 +187,47 @@ def _dedupe(findings: list[Finding]) -> tuple[Finding, ...]:
     return tuple(out)
 
 
+def series_inputs(
+    evals: ArrayLike | None = None,
+    ns: ArrayLike | None = None,
+    run_meta: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """What a run-format frame tells :func:`analyze_series` about one series besides its times.
+
+    Parameters
+    ----------
+    evals : array_like, optional
+        The series' ``evals`` column (evaluations per sample).
+    ns : array_like, optional
+        The series' ``ns`` column (elapsed ns of each whole sample).
+    run_meta : mapping, optional
+        The metadata of the series' run (``df.attrs["runs"][run]``).
+
+    Returns
+    -------
+    dict
+        Keyword arguments of :func:`analyze_series`: ``evals`` (the median of the column,
+        at least 1), ``sample_ns`` and ``timer`` (the run's ``timer`` metadata), each only
+        when the frame has it.
+    """
+    out: dict[str, Any] = {}
+    per_sample = None if evals is None else np.asarray(evals, dtype=np.float64)
+    if per_sample is not None and per_sample.size:
+        out["evals"] = max(1, int(np.median(per_sample)))
+    if ns is not None:
+        out["sample_ns"] = np.asarray(ns, dtype=np.float64)
+    timer = run_meta.get("timer") if isinstance(run_meta, Mapping) else None
+    if isinstance(timer, Mapping):
+        out["timer"] = dict(timer)
+    return out
+
+
 def analyze_series(
     x: ArrayLike,
     *,
     benchmark: str = "",
     run: str = "",
-    estimator: EstimatorName = "median",
+    estimator: LocationEstimatorName = "median",
     confidence_level: float = 0.95,
     raw: bool = False,
     evals: int = 1,
@@ -220,7 +256,8 @@ def analyze_series(
         expresses the removed warm-up in seconds and feeds the timer checks.
     timer : mapping, optional
         The run's ``timer`` metadata (``overhead_ns``, ``precision_ns``, ``accuracy_ns``)
-        for the timer checks (seed 004, seed 000, seed 003).
+        for the timer checks (seed 004, seed 000, seed 003); ``precision_ns / evals`` is
+        the tick the estimate's interval accounts for.
     rng : int, Generator or None
         Randomness for the bootstrap; the seed is recorded on the result.
 
@@ -317,7 +354,12 @@ def analyze_series(
             )
         )
 
-    est = estimate(seg, estimator, confidence_level=confidence_level, rng=gen)
+    # issue 23: the timer's resolution per evaluation (the grid of the values is added)
+    precision = (timer or {}).get("precision_ns")
+    tick: TickArg = "auto"
+    if isinstance(precision, (int, float)) and math.isfinite(precision) and precision > 0:
+        tick = float(precision) / evals
+    est = estimate(seg, estimator, confidence_level=confidence_level, rng=gen, tick=tick)
     findings.extend(est.warnings)
 
     desc = {
@@ -335,7 +377,7 @@ def analyze_series(
             ov_fraction = float(ov.fraction)
             findings.extend(ov.warnings)
 
-    md = find_modes(seg)
+    md = multimodality(seg)
     findings.extend(md.warnings)
     mode_list = tuple(
         (float(loc), float(mass)) for loc, mass in zip(md.locations, md.masses, strict=True)

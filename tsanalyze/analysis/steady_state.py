@@ -12,6 +12,7 @@ import pandas as pd
 
 from tsanalyze._result import Finding, Result
 from tsanalyze._typing import ArrayLike, Float64Array
+from tsanalyze._units import parse_unit
 from tsanalyze._validation import as_series_array
 from tsanalyze.stats.changepoints import ChangePoints, segment_table
 from tsanalyze.stats.changepoints.api import Method, changepoints
@@ -26,7 +27,7 @@ __all__ = [
 
 Classification = Literal["flat", "warm-up", "slowdown", "no steady state"]
 Unit = Literal["ns", "us", "ms", "s"]
-_UNIT_SECONDS: dict[str, float] = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+_UNIT_SECONDS: dict[str, float] = {u: parse_unit(u) * 1e-9 for u in ("ns", "us", "ms", "s")}
 
 
 @dataclasses.dataclass(frozen=True, slots=True, eq=False)

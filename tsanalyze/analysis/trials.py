@@ -26,6 +26,7 @@ from tsanalyze._validation import (
     check_positive_int,
     check_rng,
 )
+from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.bootstrap import apply_statistic, optimal_block_length, resample_indices
 from tsanalyze.stats.estimators import ESTIMATORS, EstimatorName, estimate, trimmed_mean
 
@@ -100,9 +101,9 @@ def _split_trials(trials: Trials, column: str) -> dict[str, Float64Array]:
     if isinstance(trials, pd.DataFrame):
         for col in ("run", column):
             if col not in trials.columns:
-                raise ValueError(f"trials: the DataFrame has no {col!r} column")
+                raise InvalidArgumentError(f"trials: the DataFrame has no {col!r} column")
         if "benchmark" in trials.columns and trials["benchmark"].nunique() > 1:
-            raise ValueError(
+            raise InvalidArgumentError(
                 "trials: holds several benchmarks "
                 f"({', '.join(map(str, trials['benchmark'].unique()[:5]))}); pass one"
             )
@@ -114,7 +115,7 @@ def _split_trials(trials: Trials, column: str) -> dict[str, Float64Array]:
     if isinstance(trials, Mapping):
         return {str(k): as_series_array(v, f"trials[{k!r}]") for k, v in trials.items()}
     if isinstance(trials, (str, bytes)) or not isinstance(trials, Sequence):
-        raise ValueError("trials: expected a DataFrame, a mapping or a sequence of series")
+        raise InvalidArgumentError("trials: expected a DataFrame, a mapping or a sequence of series")
     return {str(i): as_series_array(v, f"trials[{i}]") for i, v in enumerate(trials)}
 
 
@@ -185,12 +186,12 @@ def estimate_trials(
     American Statistician 69(4), doi:10.1080/00031305.2015.1089789.
     """
     if estimator not in ESTIMATORS:
-        raise ValueError(f"estimator: must be one of {sorted(ESTIMATORS)}, got {estimator!r}")
+        raise InvalidArgumentError(f"estimator: must be one of {sorted(ESTIMATORS)}, got {estimator!r}")
     cl = check_confidence_level(confidence_level)
     nres = check_positive_int(n_resamples, "n_resamples", minimum=10)
     data = _split_trials(trials, column)
     if not data:
-        raise ValueError("trials: no trial given")
+        raise InvalidArgumentError("trials: no trial given")
     gen, seed = check_rng(rng)
     names = list(data)
     per = [

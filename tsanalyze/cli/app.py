@@ -1,20 +1,21 @@
 """The ``tsanalyze`` command line: one typer app, one module per command.
 
-Each command module defines one function; it is registered here with one line. A
-command is parse -> load -> analyse -> render. Any :class:`~tsanalyze.errors.TsanalyzeError`
-(or a ``ValueError`` raised while checking user input) becomes a one-line message on
-stderr and exit code 2, never a traceback.
+Each command module defines one function; it is registered here with one line, wrapped
+in :func:`~tsanalyze.cli._errors.guard`. A command is parse -> load -> analyse -> render.
+Any :class:`~tsanalyze.errors.TsanalyzeError` (the library's errors about the user's
+input) becomes a one-line message on stderr and exit code 2, never a traceback; any other
+exception is a bug in tsanalyze and exits 3 with a one-line "internal error, please
+report" message (exit codes: :mod:`tsanalyze.cli._errors`).
 """
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated
 
 import typer
 
 from tsanalyze._version import __version__
-from tsanalyze.errors import TsanalyzeError
+from tsanalyze.cli._errors import guard
 
 app = typer.Typer(
     name="tsanalyze",
@@ -45,23 +46,20 @@ def _root(
 # --- command registry: one line per command module ---------------------------------
 # (imports are inside _register so that `tsanalyze --version` stays fast)
 def _register() -> None:
-    from tsanalyze.cli import info
+    from tsanalyze.cli import audit, collect, compare, import_, info, recover, report
 
-    app.command("info")(info.info)
-    app.command("import")(__import__("tsanalyze.cli.import_", fromlist=["import_"]).import_)
-    app.command("audit")(__import__("tsanalyze.cli.audit", fromlist=["audit"]).audit)
-    app.command("collect")(__import__("tsanalyze.cli.collect", fromlist=["collect"]).collect)
-    app.command("report")(__import__("tsanalyze.cli.report", fromlist=["report"]).report)
-    app.command("compare")(__import__("tsanalyze.cli.compare", fromlist=["compare"]).compare)
+    app.command("info")(guard(info.info))
+    app.command("import")(guard(import_.import_))
+    app.command("audit")(guard(audit.audit))
+    app.command("collect")(guard(collect.collect))
+    app.command("report")(guard(report.report))
+    app.command("compare")(guard(compare.compare))
+    app.command("recover")(guard(recover.recover))
 
 
 _register()
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point: run the app, turning user errors into exit code 2."""
-    try:
-        app(args=argv, standalone_mode=True)
-    except TsanalyzeError as exc:
-        typer.echo(f"tsanalyze: error: {exc}", err=True)
-        sys.exit(2)
+    """Console-script entry point (errors are handled around each command by ``guard``)."""
+    app(args=argv, standalone_mode=True)

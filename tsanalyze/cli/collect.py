@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import enum
+import math
+import re
+import signal
 import warnings
-from typing import Annotated
+from typing import Annotated, Literal, NoReturn
 
 import typer
 
-from tsanalyze.cli._common import fail, user_errors
+from tsanalyze.cli._errors import fail
 
 __all__ = ["collect"]
 
@@ -31,16 +34,31 @@ class GcChoice(str, enum.Enum):
     collect = "collect"
 
 
-def _pairs(values: list[str], option: str) -> dict[str, str]:
+def _pairs(values: list[str], option: str, what: str = "benchmark name") -> dict[str, str]:
     out: dict[str, str] = {}
     for v in values:
         name, sep, spec = v.partition("=")
         if not sep or not name.strip() or not spec.strip():
             fail(f"{option} expects NAME=VALUE, got {v!r}")
-        if name in out:
-            fail(f"{option}: benchmark name {name!r} given twice")
+        if name.strip() in out:
+            fail(f"{option}: {what} {name.strip()!r} given twice")
         out[name.strip()] = spec.strip()
     return out
+
+
+def _evals(text: str) -> Literal["auto"] | int:
+    if text == "auto":
+        return "auto"
+    if not re.fullmatch(r"[0-9]+", text) or int(text) < 1:
+        fail(f"--evals must be 'auto' or an integer >= 1, got {text!r}")
+    return int(text)  # the upper bound is checked by collect() (one place)
+
+
+def _interrupted(message: str, signal_name: str | None) -> NoReturn:
+    """Say what was kept; exit 128 + the signal's number (130 for SIGINT, 143 for SIGTERM)."""
+    number = getattr(signal, signal_name or "SIGINT", signal.SIGINT)
+    typer.echo(f"tsanalyze: {message}", err=True)
+    raise typer.Exit(128 + int(number))
 
 
 def collect(
@@ -105,14 +123,35 @@ def collect(
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress line.")] = False,
 ) -> None:
-    """Record a run: time Python callables or commands, interleaved round by round."""
-    from tsanalyze.collector import CommandTarget, PythonTarget, collect, resolve_callable
+    """Record a run: time Python callables or commands, interleaved round by round.
+
+    Ctrl-C (or SIGTERM) once: finish the current round and write the run; twice: drop the
+    unfinished round and write the finished ones. Either way the exit status is 130 (143
+    for SIGTERM) and the message says what was kept. A run that could not be written (the
+    process was killed, the disk is full) leaves a .partial beside OUTPUT: `tsanalyze
+    recover` turns it into a run file.
+    """
+    from tsanalyze.collector import (
+        CollectorInterrupted,
+        CommandTarget,
+        PythonTarget,
+        collect,
+        resolve_callable,
+    )
 
     if not python and not cmd:
         fail("give at least one --python NAME=module:function or --cmd NAME='command'")
-    if evals != "auto" and not (evals.isdigit() and int(evals) >= 1):
-        fail(f"--evals must be 'auto' or an integer >= 1, got {evals!r}")
-    with user_errors():
+    for option, value in (
+        ("--time-budget", time_budget), ("--tau-acc", tau_acc), ("--tau-prec", tau_prec),
+        ("--min-sample-ns", min_sample_ns),
+    ):  # fmt: skip
+        if value is not None and not math.isfinite(value):
+            fail(f"{option}: must be a finite number, got {value}")
+    for option, value in (("--tau-acc", tau_acc), ("--tau-prec", tau_prec)):
+        if value is not None and value <= 0:
+            fail(f"{option}: must be > 0 ns, got {value:g}")
+    n_evals = _evals(evals)
+    try:
         benchmarks: dict[str, object] = {}
         for name, spec in _pairs(python or [], "--python").items():
             benchmarks[name] = PythonTarget(resolve_callable(spec), gc=gc.value, spec=spec)
@@ -122,25 +161,31 @@ def collect(
             benchmarks[name] = CommandTarget(command, shell=shell)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            rec = collect(
-                benchmarks,
-                output,
-                rounds=rounds,
-                time_budget=time_budget,
-                evals="auto" if evals == "auto" else int(evals),
-                interleave=not no_interleave,
-                seed=seed,
-                clock=None if clock is None else clock.value,
-                overwrite=overwrite,
-                ignore_failures=ignore_failures,
-                user=_pairs(tag or [], "--tag"),
-                tau_acc=tau_acc,
-                tau_prec=tau_prec,
-                min_sample_ns=min_sample_ns,
-                progress=False if quiet else None,
-            )
-        for w in caught:
-            typer.echo(f"tsanalyze: warning: {w.message}", err=True)
+            try:
+                rec = collect(
+                    benchmarks,
+                    output,
+                    rounds=rounds,
+                    time_budget=time_budget,
+                    evals=n_evals,
+                    interleave=not no_interleave,
+                    seed=seed,
+                    clock=None if clock is None else clock.value,
+                    overwrite=overwrite,
+                    ignore_failures=ignore_failures,
+                    user=_pairs(tag or [], "--tag", "tag"),
+                    tau_acc=tau_acc,
+                    tau_prec=tau_prec,
+                    min_sample_ns=min_sample_ns,
+                    progress=False if quiet else None,
+                )
+            finally:
+                for w in caught:
+                    typer.echo(f"tsanalyze: warning: {w.message}", err=True)
+    except CollectorInterrupted as exc:
+        _interrupted(str(exc), exc.signal_name)
+    except KeyboardInterrupt:  # before collect() took over the signals (importing targets)
+        _interrupted("interrupted before collecting started; nothing was recorded", None)
     clock_meta = rec.metadata["clock"]
     evals_txt = ", ".join(f"{k}={v}" for k, v in rec.evals.items())
     typer.echo(
@@ -150,4 +195,8 @@ def collect(
     if rec.failures:
         typer.echo(f"tsanalyze: warning: {rec.failures} failing samples were skipped", err=True)
     if rec.interrupted:
-        typer.echo(f"tsanalyze: interrupted; kept the {rec.rounds} finished rounds", err=True)
+        _interrupted(
+            f"interrupted by {rec.signal_name or 'a signal'}; kept the {rec.rounds} finished "
+            f"rounds ({rec.samples} samples) in {rec.path}",
+            rec.signal_name,
+        )

@@ -13,22 +13,9 @@ from typing import Annotated
 
 import typer
 
-from tsanalyze.cli._common import OutputFormat, fail, user_errors
-from tsanalyze.cli.report import (
-    ConfidenceOpt,
-    Estimator,
-    EstimatorOpt,
-    FailOn,
-    FormatOpt,
-    HtmlOpt,
-    JobsOpt,
-    PlotsOpt,
-    QuietOpt,
-    RawOpt,
-    SeedOpt,
-    emit,
-    progress_bar,
-)
+from tsanalyze.cli import _options as opt
+from tsanalyze.cli._errors import fail
+from tsanalyze.cli._output import progress_bar, write_report
 
 __all__ = ["compare"]
 
@@ -40,47 +27,48 @@ def compare(
         list[Path] | None,
         typer.Option("--in", "-i", help="Run file(s) holding benchmarks A and B."),
     ] = None,
-    output: FormatOpt = OutputFormat.table,
-    html: HtmlOpt = None,
-    plots: PlotsOpt = None,
-    estimator: EstimatorOpt = Estimator.median,
-    confidence_level: ConfidenceOpt = 0.95,
-    raw: RawOpt = False,
-    jobs: JobsOpt = None,
+    output: opt.FormatOpt = opt.OutputFormat.table,
+    html: opt.HtmlOpt = None,
+    plots: opt.PlotsOpt = None,
+    estimator: opt.EstimatorOpt = opt.Estimator.median,
+    confidence_level: opt.ConfidenceOpt = 0.95,
+    raw: opt.RawOpt = False,
+    jobs: opt.JobsOpt = None,
     fail_on: Annotated[
-        FailOn, typer.Option("--fail-on", help="Exit 1 when the candidate is slower.")
-    ] = FailOn.never,
-    seed: SeedOpt = None,
-    quiet: QuietOpt = False,
+        opt.FailOn, typer.Option("--fail-on", help="Exit 1 when the candidate is slower.")
+    ] = opt.FailOn.never,
+    seed: opt.SeedOpt = None,
+    quiet: opt.QuietOpt = False,
 ) -> None:
     """Compare two run files, or two benchmarks of one run (with --in)."""
-    from tsanalyze.analysis.runset import analyze_runs
+    from tsanalyze.analysis.runset import analyze
     from tsanalyze.io.runs import read_runs
 
-    with user_errors():
-        if inputs:
-            df = read_runs(inputs)
-            names = set(df["benchmark"].astype(str))
-            for label, name in (("A", a), ("B", b)):
-                if name not in names:
-                    fail(f"{label}: no benchmark named {name!r} in {', '.join(map(str, inputs))}")
-            if a == b:
-                fail("A and B name the same benchmark")
-            df = df[df["benchmark"].astype(str).isin([a, b])]
-            options = {"baseline_benchmark": a}
-        else:
-            for label, name in (("A", a), ("B", b)):
-                if not Path(name).exists():
-                    fail(
-                        f"{label}: {name!r} is not a file (to compare two benchmarks, add --in FILE)"
-                    )
-            df = read_runs([Path(a), Path(b)])
-            if df["run"].nunique() < 2:
-                fail("A and B hold the same run; nothing to compare")
-            options = {"baseline": a}
-        with progress_bar("analysing series", quiet=quiet) as update:
-            analysis = analyze_runs(
-                df, estimator=estimator.value, confidence_level=confidence_level, raw=raw, jobs=jobs,
-                rng=seed, progress=update, **options,
-            )  # fmt: skip
-    emit(analysis, output=output, html=html, plots=plots, jobs=jobs, fail_on=fail_on, quiet=quiet)
+    if inputs:
+        df = read_runs(inputs)
+        names = set(df["benchmark"].astype(str))
+        for label, name in (("A", a), ("B", b)):
+            if name not in names:
+                fail(f"{label}: no benchmark named {name!r} in {', '.join(map(str, inputs))}")
+        if a == b:
+            fail("A and B name the same benchmark")
+        df = df[df["benchmark"].astype(str).isin([a, b])]
+        options = {"baseline_benchmark": a}
+    else:
+        for label, name in (("A", a), ("B", b)):
+            if not Path(name).exists():
+                fail(
+                    f"{label}: {name!r} is not a file (to compare two benchmarks, add --in FILE)"
+                )
+        df = read_runs([Path(a), Path(b)])
+        if df["run"].nunique() < 2:
+            fail("A and B hold the same run; nothing to compare")
+        options = {"baseline": a}
+    with progress_bar("analysing series", quiet=quiet) as update:
+        analysis = analyze(
+            df, estimator=estimator.value, confidence_level=confidence_level, raw=raw, jobs=jobs,
+            rng=seed, progress=update, **options,
+        )  # fmt: skip
+    write_report(
+        analysis, output=output, html=html, plots=plots, jobs=jobs, fail_on=fail_on, quiet=quiet
+    )

@@ -19,7 +19,7 @@ from typing import Annotated
 
 import typer
 
-from tsanalyze.cli._common import fail, user_errors
+from tsanalyze.cli._errors import fail
 from tsanalyze.errors import RunExistsError, TsanalyzeError
 from tsanalyze.io import importers
 from tsanalyze.io.importers import ImportedRun
@@ -87,50 +87,49 @@ def import_(
     from tsanalyze.io.runs import write_run
 
     fmt = str(format.value)
-    with user_errors():
-        runs: list[ImportedRun] = []
-        sources: list[tuple[Path, int]] = []
-        for path in files:
-            name = importers.sniff(path) if fmt == "auto" else fmt
-            options: dict[str, object] = {}
-            if mapping is not None:
-                if name != "csv":
-                    fail(
-                        f"{path}: --map applies to CSV/TSV input only (this file is {name or 'unrecognised'})"
-                    )
-                options["mapping"] = importers.parse_mapping(mapping)
-            if baseline != "new" and name == "criterion":
-                options["baseline"] = baseline
-            got = importers.load(path, fmt, **options)
-            runs.extend(got)
-            sources.append((path, len(got)))
-        targets = output_paths(output, sources)
+    runs: list[ImportedRun] = []
+    sources: list[tuple[Path, int]] = []
+    for path in files:
+        name = importers.sniff(path) if fmt == "auto" else fmt
+        options: dict[str, object] = {}
+        if mapping is not None:
+            if name != "csv":
+                fail(
+                    f"{path}: --map applies to CSV/TSV input only (this file is {name or 'unrecognised'})"
+                )
+            options["mapping"] = importers.parse_mapping(mapping)
+        if baseline != "new" and name == "criterion":
+            options["baseline"] = baseline
+        got = importers.load(path, fmt, **options)
+        runs.extend(got)
+        sources.append((path, len(got)))
+    targets = output_paths(output, sources)
+    if not overwrite:
+        for t in targets:
+            if t.exists():
+                raise RunExistsError(f"{t}: already exists; nothing written (use --overwrite)")
+    written: list[Path] = []
+    new_dirs = sorted(
+        {a for t in targets for a in t.parents if not a.exists()},
+        key=lambda d: len(d.parts),
+        reverse=True,  # deepest first, so that rmdir can remove them in turn
+    )
+    current = targets[0]
+    try:
+        for run, target in zip(runs, targets, strict=True):
+            current = target
+            written.append(write_run(run.frame, target, run.metadata, overwrite=overwrite))
+    except BaseException as exc:
         if not overwrite:
-            for t in targets:
-                if t.exists():
-                    raise RunExistsError(f"{t}: already exists; nothing written (use --overwrite)")
-        written: list[Path] = []
-        new_dirs = sorted(
-            {a for t in targets for a in t.parents if not a.exists()},
-            key=lambda d: len(d.parts),
-            reverse=True,  # deepest first, so that rmdir can remove them in turn
-        )
-        current = targets[0]
-        try:
-            for run, target in zip(runs, targets, strict=True):
-                current = target
-                written.append(write_run(run.frame, target, run.metadata, overwrite=overwrite))
-        except BaseException as exc:
-            if not overwrite:
-                for w in written:
-                    w.unlink(missing_ok=True)
-                for d in new_dirs:
-                    with contextlib.suppress(OSError):
-                        d.rmdir()
-            if isinstance(exc, OSError) and not isinstance(exc, TsanalyzeError):
-                kept = "nothing written" if not overwrite else f"{len(written)} file(s) replaced"
-                fail(f"{current}: cannot write ({exc.strerror or exc}); {kept}")
-            raise
+            for w in written:
+                w.unlink(missing_ok=True)
+            for d in new_dirs:
+                with contextlib.suppress(OSError):
+                    d.rmdir()
+        if isinstance(exc, OSError) and not isinstance(exc, TsanalyzeError):
+            kept = "nothing written" if not overwrite else f"{len(written)} file(s) replaced"
+            fail(f"{current}: cannot write ({exc.strerror or exc}); {kept}")
+        raise
     n_samples = sum(len(r.frame) for r in runs)
     where = (
         targets[0]

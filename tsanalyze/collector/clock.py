@@ -16,11 +16,12 @@ Standard library only (plus the leaf modules ``tsanalyze.schema``/``tsanalyze.er
 
 References
 ----------
-seed 000: Chen, Revels, Edelman, "Robust benchmarking in noisy environments" (HPEC 2016):
-timer accuracy and precision.
-seed 002: zenbench methodology (TSC timer calibrated at start-up; overhead compensation).
-seed 004: Ou, "Eliminating a source of measurement errors in benchmarks": measure the
-cost of reading the clock and subtract it.
+.. [1] Chen, J., Revels, J., Edelman, A., "Robust benchmarking in noisy environments", IEEE HPEC
+   2016, arXiv:1608.04295: timer accuracy and precision.
+.. [2] Zenbench, "Methodology" (documentation page): TSC timer calibrated at start-up, overhead
+   compensation.
+.. [3] Ou, C., "Eliminating a source of measurement errors in benchmarks" (2020); Go issue
+   golang/go#41641: measure the cost of reading the clock and subtract it.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, cast, get_args
+
+from tsanalyze.errors import InvalidArgumentError
 
 __all__ = [
     "CLOCK_ENV",
@@ -82,8 +85,9 @@ class ClockWarning(UserWarning):
 
     References
     ----------
-    seed 000: Chen, Revels, Edelman, "Robust benchmarking in noisy environments"
-    (HPEC 2016), timer accuracy and precision. seed 002: zenbench methodology (TSC timer).
+    .. [1] Chen, J., Revels, J., Edelman, A., "Robust benchmarking in noisy environments", IEEE
+       HPEC 2016, arXiv:1608.04295: timer accuracy and precision.
+    .. [2] Zenbench, "Methodology" (documentation page): TSC timer.
     """
 
 
@@ -118,8 +122,9 @@ class Calibration:
 
     References
     ----------
-    seed 000: Chen, Revels, Edelman, "Robust benchmarking in noisy environments"
-    (HPEC 2016), timer accuracy and precision. seed 002: zenbench methodology (TSC timer).
+    .. [1] Chen, J., Revels, J., Edelman, A., "Robust benchmarking in noisy environments", IEEE
+       HPEC 2016, arXiv:1608.04295: timer accuracy and precision.
+    .. [2] Zenbench, "Methodology" (documentation page): TSC timer.
     """
 
     hz: float
@@ -154,7 +159,7 @@ class TimerProperties:
     overhead_ticks_min, overhead_ticks_median : float
         Minimum and median of the differences of back-to-back reads (ticks).
     overhead_ns : float
-        ``overhead_ticks_min`` in ns: the per-sample overhead subtracted (seed 004).
+        ``overhead_ticks_min`` in ns: the per-sample overhead subtracted [1]_.
     overhead_ns_median : float
         ``overhead_ticks_median`` in ns.
     precision_ns : float
@@ -170,7 +175,8 @@ class TimerProperties:
 
     References
     ----------
-    seed 004: Ou, "Eliminating a source of measurement errors in benchmarks".
+    .. [1] Ou, C., "Eliminating a source of measurement errors in benchmarks" (2020); Go issue
+       golang/go#41641.
     """
 
     overhead_ticks_min: float
@@ -216,8 +222,9 @@ class Clock:
 
     References
     ----------
-    seed 000: Chen, Revels, Edelman, "Robust benchmarking in noisy environments"
-    (HPEC 2016), timer accuracy and precision. seed 002: zenbench methodology (TSC timer).
+    .. [1] Chen, J., Revels, J., Edelman, A., "Robust benchmarking in noisy environments", IEEE
+       HPEC 2016, arXiv:1608.04295: timer accuracy and precision.
+    .. [2] Zenbench, "Methodology" (documentation page): TSC timer.
     """
 
     source: str
@@ -477,11 +484,12 @@ def calibrate(read: Callable[[], int], window: float = 0.2) -> tuple[float, floa
 
     References
     ----------
-    seed 000: Chen, Revels, Edelman, "Robust benchmarking in noisy environments"
-    (HPEC 2016), timer accuracy and precision. seed 002: zenbench methodology (TSC timer).
+    .. [1] Chen, J., Revels, J., Edelman, A., "Robust benchmarking in noisy environments", IEEE
+       HPEC 2016, arXiv:1608.04295: timer accuracy and precision.
+    .. [2] Zenbench, "Methodology" (documentation page): TSC timer.
     """
     if not window > 0:
-        raise ValueError(f"window must be > 0 seconds, got {window!r}")
+        raise InvalidArgumentError(f"window must be > 0 seconds, got {window!r}")
     r0, t0, h0 = bracket(read)
     time.sleep(window)
     r1, t1, h1 = bracket(read)
@@ -509,8 +517,8 @@ def measure_timer(read: Callable[[], int], hz: float, n: int = 20_000) -> TimerP
     Notes
     -----
     The overhead of a read pair is what every sample ``t1 − t0`` contains besides the
-    code under test (seed 004). The minimum is subtracted: under the delay model of seed
-    000 noise only adds time, so the minimum is the cost itself. Precision is the
+    code under test [1]_. The minimum is subtracted: under the delay model of [2]_
+    noise only adds time, so the minimum is the cost itself. Precision is the
     smallest positive gap between distinct observed pair differences (the clock's
     quantum through this read path; at least one tick). Accuracy is estimated as
     ``q99 − min + precision`` of the pair differences: the variability that subtracting
@@ -518,11 +526,13 @@ def measure_timer(read: Callable[[], int], hz: float, n: int = 20_000) -> TimerP
 
     References
     ----------
-    seed 004: Ou, "Eliminating a source of measurement errors in benchmarks".
-    seed 000: Chen, Revels, Edelman (HPEC 2016), §IV (timer accuracy and precision).
+    .. [1] Ou, C., "Eliminating a source of measurement errors in benchmarks" (2020); Go issue
+       golang/go#41641.
+    .. [2] Chen, J., Revels, J., Edelman, A., "Robust benchmarking in noisy environments", IEEE
+       HPEC 2016, arXiv:1608.04295: §IV, timer accuracy and precision.
     """
     if n < 100:
-        raise ValueError(f"n must be >= 100, got {n}")
+        raise InvalidArgumentError(f"n must be >= 100, got {n}")
     diffs = [0] * n
     for i in range(n):
         a = read()
@@ -624,13 +634,14 @@ def get_clock(source: str | None = None, *, window: float = 0.2) -> Clock:
 
     References
     ----------
-    seed 000: Chen, Revels, Edelman, "Robust benchmarking in noisy environments"
-    (HPEC 2016), timer accuracy and precision. seed 002: zenbench methodology (TSC timer).
+    .. [1] Chen, J., Revels, J., Edelman, A., "Robust benchmarking in noisy environments", IEEE
+       HPEC 2016, arXiv:1608.04295: timer accuracy and precision.
+    .. [2] Zenbench, "Methodology" (documentation page): TSC timer.
     """
     requested = source if source is not None else (os.environ.get(CLOCK_ENV) or None)
     if requested is not None and requested not in _SOURCES:
         where = "source" if source is not None else f"environment variable {CLOCK_ENV}"
-        raise ValueError(f"{where} must be one of {', '.join(_SOURCES)}, got {requested!r}")
+        raise InvalidArgumentError(f"{where} must be one of {', '.join(_SOURCES)}, got {requested!r}")
     machine = platform.machine().lower()
     if requested is not None:
         order = [requested] + [s for s in ("clock_gettime", "perf_counter") if s != requested]

@@ -1,6 +1,11 @@
-"""Evaluations per sample: the oracle function and Algorithm 1 of seed 000.
+"""Evaluations per sample: the oracle function and Algorithm 1 of Chen, Revels & Edelman.
 
 Standard library only.
+
+References
+----------
+.. [1] Chen, J., Revels, J., Edelman, A., "Robust benchmarking in noisy environments", IEEE HPEC
+   2016, arXiv:1608.04295.
 """
 
 from __future__ import annotations
@@ -10,28 +15,59 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["EvalsChoice", "choose_evals", "oracle", "oracle_j"]
+from tsanalyze.errors import InvalidArgumentError
+
+__all__ = ["EvalsChoice", "check_oracle", "choose_evals", "oracle", "oracle_j"]
 
 
-def _oracle_iv(
-    tau_prec: float, tau_acc: float, a: float | None, b: float, j_max: int | None
+def _number(v: object) -> bool:
+    if not isinstance(v, (int, float)) or isinstance(v, bool):
+        return False
+    try:
+        return math.isfinite(v)
+    except OverflowError:  # an int beyond the float range
+        return False
+
+
+def check_oracle(
+    tau_prec: float | None,
+    tau_acc: float | None,
+    a: float | None,
+    b: float,
+    j_max: int | None,
 ) -> None:
+    """Raise ``ValueError`` naming the parameter when oracle settings are out of range.
+
+    ``tau_prec`` or ``tau_acc`` may be None (not measured yet): what can be checked
+    without it is checked.
+    """
     for name, v in (("tau_prec", tau_prec), ("tau_acc", tau_acc)):
-        if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
-            raise ValueError(f"{name} must be a finite number > 0, got {v!r}")
-    if tau_acc < tau_prec:
-        raise ValueError(f"tau_acc ({tau_acc}) must be >= tau_prec ({tau_prec})")
-    if a is not None and not (math.isfinite(a) and a > 0):
-        raise ValueError(f"a must be a finite number > 0, got {a!r}")
-    if not (math.isfinite(b) and 0 < b < 1):
-        raise ValueError(f"b must be in (0, 1), got {b!r}")
+        if v is not None and not (_number(v) and v > 0):
+            raise InvalidArgumentError(f"{name} must be a finite number > 0, got {v!r}")
+    if tau_prec is not None and tau_acc is not None:
+        if tau_acc < tau_prec:
+            raise InvalidArgumentError(f"tau_acc ({tau_acc}) must be >= tau_prec ({tau_prec})")
+        if not math.isfinite(tau_acc / tau_prec):
+            raise InvalidArgumentError(
+                f"tau_acc / tau_prec overflows ({tau_acc!r} / {tau_prec!r}); "
+                "the two must be within 1e308 of each other"
+            )
+    if a is not None and not (_number(a) and a > 0):
+        raise InvalidArgumentError(f"a must be a finite number > 0, got {a!r}")
+    if a is None and tau_prec is not None and not math.isfinite(0.009 / tau_prec):
+        raise InvalidArgumentError(
+            f"tau_prec is too small ({tau_prec!r}): the default steepness 0.009 / tau_prec "
+            "overflows"
+        )
+    if not (_number(b) and 0 < b < 1):
+        raise InvalidArgumentError(f"b must be in (0, 1), got {b!r}")
     if j_max is not None and (isinstance(j_max, bool) or not isinstance(j_max, int) or j_max < 1):
-        raise ValueError(f"j_max must be an integer >= 1, got {j_max!r}")
+        raise InvalidArgumentError(f"j_max must be an integer >= 1, got {j_max!r}")
 
 
 def oracle_j(tau_prec: float, tau_acc: float, j_max: int | None = None) -> int:
     """Return j = ⌈τ_acc / τ_prec⌉ (at least 1, at most ``j_max``): the largest useful evals."""
-    _oracle_iv(tau_prec, tau_acc, None, 0.5, j_max)
+    check_oracle(tau_prec, tau_acc, None, 0.5, j_max)
     j = max(1, math.ceil(tau_acc / tau_prec - 1e-9))
     return min(j, j_max) if j_max is not None else j
 
@@ -45,7 +81,7 @@ def oracle(
     b: float = 0.5,
     j_max: int | None = None,
 ) -> int:
-    """The logistic oracle ν(t) of seed 000 (Eq. 11): evaluations per sample for time t.
+    """The logistic oracle ν(t) of [1]_ (Eq. 11): evaluations per sample for time t.
 
     Parameters
     ----------
@@ -78,8 +114,8 @@ def oracle(
 
     References
     ----------
-    seed 000: Chen, Revels, Edelman, "Robust benchmarking in noisy environments"
-    (IEEE HPEC 2016), §IV-C, Eq. 11 and Fig. 5.
+    .. [1] Chen, J., Revels, J., Edelman, A., "Robust benchmarking in noisy environments", IEEE
+       HPEC 2016, arXiv:1608.04295, §IV-C, Eq. 11 and Fig. 5.
 
     Examples
     --------
@@ -88,9 +124,9 @@ def oracle(
     >>> oracle(1000.0, tau_prec=1.0, tau_acc=1000.0)
     1
     """
-    _oracle_iv(tau_prec, tau_acc, a, b, j_max)
+    check_oracle(tau_prec, tau_acc, a, b, j_max)
     if math.isnan(t):
-        raise ValueError("t must not be NaN")
+        raise InvalidArgumentError("t must not be NaN")
     j = oracle_j(tau_prec, tau_acc, j_max)
     if t >= tau_acc or j == 1:
         return 1
@@ -131,7 +167,8 @@ class EvalsChoice:
 
     References
     ----------
-    seed 000: Chen, Revels, Edelman (HPEC 2016), Algorithm 1.
+    .. [1] Chen, J., Revels, J., Edelman, A., "Robust benchmarking in noisy environments", IEEE
+       HPEC 2016, arXiv:1608.04295, Algorithm 1.
     """
 
     evals: int
@@ -172,7 +209,7 @@ def choose_evals(
     max_time_ns: float = 0.5e9,
     min_sample_ns: float = 0.0,
 ) -> EvalsChoice:
-    """Algorithm 1 of seed 000: evaluations per sample for one target.
+    """Algorithm 1 of [1]_: evaluations per sample for one target.
 
     Parameters
     ----------
@@ -201,20 +238,21 @@ def choose_evals(
     targets with t̂ far above τ_acc / j, for which further i could only matter if T_i / i
     kept falling. Addition: the ``min_sample_ns`` floor. Algorithm 1 amortises the timer's
     *accuracy* only; :func:`tsanalyze.collector.collect` also asks for samples long
-    enough that the clock-read overhead is under 1% of them (seed 004), which the
+    enough that the clock-read overhead is under 1% of them [2]_, which the
     oracle alone does not ensure (a 0.4 µs function got 1 evaluation and samples whose
     overhead share was 30%).
 
     References
     ----------
-    seed 000: Chen, Revels, Edelman, "Robust benchmarking in noisy environments"
-    (IEEE HPEC 2016), §IV-A, Algorithm 1.
+    .. [1] Chen, J., Revels, J., Edelman, A., "Robust benchmarking in noisy environments", IEEE
+       HPEC 2016, arXiv:1608.04295, §IV-A, Algorithm 1.
+    .. [2] Ou, C., "Eliminating a source of measurement errors in benchmarks" (2020).
     """
-    _oracle_iv(tau_prec, tau_acc, a, b, j_max)
+    check_oracle(tau_prec, tau_acc, a, b, j_max)
     if not max_time_ns > 0:
-        raise ValueError(f"max_time_ns must be > 0, got {max_time_ns!r}")
+        raise InvalidArgumentError(f"max_time_ns must be > 0, got {max_time_ns!r}")
     if not (math.isfinite(min_sample_ns) and min_sample_ns >= 0):
-        raise ValueError(f"min_sample_ns must be a finite number >= 0, got {min_sample_ns!r}")
+        raise InvalidArgumentError(f"min_sample_ns must be a finite number >= 0, got {min_sample_ns!r}")
     j = oracle_j(tau_prec, tau_acc, j_max)
     per_eval: list[float] = []
     spent = 0.0

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from tsanalyze.errors import CollectorError
+from tsanalyze.errors import CollectorError, InvalidArgumentError
 
 __all__ = [
     "CommandTarget",
@@ -69,7 +69,8 @@ class PythonTarget:
 
     References
     ----------
-    BenchmarkTools.jl (``setup`` per sample); seed 000: Chen, Revels, Edelman (HPEC 2016).
+    .. [1] BenchmarkTools.jl (``setup`` per sample), described in Chen, J., Revels, J., Edelman,
+       A., "Robust benchmarking in noisy environments", IEEE HPEC 2016, arXiv:1608.04295.
     """
 
     fn: Callable[..., object]
@@ -138,18 +139,18 @@ def _qualname(fn: Callable[..., object]) -> str:
 def as_target(name: str, value: object, gc_mode: GcMode = "enabled") -> Target:
     """Turn a user value into a target: a callable, a command string, or a target object."""
     if gc_mode not in _GC_MODES:
-        raise ValueError(f"gc must be one of {', '.join(_GC_MODES)}, got {gc_mode!r}")
+        raise InvalidArgumentError(f"gc must be one of {', '.join(_GC_MODES)}, got {gc_mode!r}")
     if isinstance(value, (PythonTarget, CommandTarget)):
         if isinstance(value, CommandTarget) and not value.argv():
-            raise ValueError(f"benchmark {name!r}: empty command")
+            raise InvalidArgumentError(f"benchmark {name!r}: empty command")
         return value
     if isinstance(value, str):
         if not value.strip():
-            raise ValueError(f"benchmark {name!r}: empty command")
+            raise InvalidArgumentError(f"benchmark {name!r}: empty command")
         return CommandTarget(value)
     if callable(value):
         return PythonTarget(value, gc=gc_mode)
-    raise ValueError(
+    raise InvalidArgumentError(
         f"benchmark {name!r}: expected a callable, a command string, PythonTarget or "
         f"CommandTarget, got {type(value).__name__}"
     )

@@ -2,323 +2,269 @@
 
 Accepted inputs (chosen by file suffix, text otherwise):
 
-* ``.csv`` -- a header row, then one row per benchmark;
+* ``.csv`` -- a header row, then one row per benchmark (``#`` lines are comments; a UTF-8
+  byte-order mark is allowed); see :mod:`tsanalyze.io.audit_records` for the columns;
 * ``.yaml`` / ``.yml`` / ``.json`` -- a list of mappings, or a mapping with a ``rows``
-  list (and optional ``defaults`` applied to every row);
-* anything else -- benchstat / BenchmarkTools-style text lines such as
-  ``Atomic/with-timer-8  32.6ns ± 7%`` (name, location with unit, ``±``, spread with
-  ``%`` or a unit, optionally ``n=20``). Lines without ``±`` (headers, ``goos:``
-  configuration, blanks) are skipped.
+  list (and optional ``defaults`` applied to every row); pytest-benchmark's saved JSON;
+* anything else -- text pasted as the tools print it: benchstat v1/v2, ``go test
+  -bench``, BenchmarkTools, ``@btime``, ``%timeit``, pyperf, pytest-benchmark,
+  hyperfine, JMH, criterion, libtest, Google Benchmark (:mod:`tsanalyze.io.audit_text`).
 
-Field names are those of :data:`tsanalyze.analysis.audit.COLUMNS`; a few aliases are
-understood (``sd`` = a spread of kind sd, ``mean``/``median``/``min`` = a location of that
-kind, ``samples``/``count`` = ``n``). Values may carry their unit (``"4.65µs"``,
-``"± 7%"``). Every error is an :class:`~tsanalyze.errors.AuditInputError` naming the file,
-the row (or line) and the field.
+Raw-timing files of other tools (pyperf/pyperformance JSON, hyperfine JSON, ...) are not
+summaries: the error points to the command that reads them. Every error is an
+:class:`~tsanalyze.errors.AuditInputError` naming the file, the row (or line) and the
+field; notes on the input (skipped lines, unknown columns) come back with the rows.
 """
 
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import math
-import re
+import os
+import stat
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from tsanalyze.analysis.audit import unit_scale
-from tsanalyze.errors import AuditInputError
+from tsanalyze._result import Finding
+from tsanalyze.errors import AuditInputError, AuditInputWarning
+from tsanalyze.io.audit_records import rows_from_records
+from tsanalyze.io.audit_text import read_text
+from tsanalyze.io.audit_text._scan import one_line
 
-__all__ = ["parse_audit_text", "read_audit_input", "rows_from_records"]
+__all__ = [
+    "AuditSource",
+    "merge_sources",
+    "parse_audit_text",
+    "read_audit_file",
+    "read_audit_input",
+    "rows_from_records",
+]
 
-_NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
-_QUANTITY = re.compile(rf"^\s*(?:±|\+-|\+/-)?\s*(?P<value>{_NUM})\s*(?P<unit>[^\s\d±]*)\s*$")
-_TEXT_LINE = re.compile(
-    rf"^\s*(?P<name>\S+)\s+(?:(?P<count>\d+)\s+)?(?P<loc>{_NUM})\s*(?P<unit>[A-Za-zµμ/]*)"
-    r"\s*(?:±|\+-|\+/-)(?P<after>.*)$"
-)
-_SPREAD = re.compile(rf"^\s*(?P<value>{_NUM})\s*(?P<unit>%|[A-Za-zµμ]+)?(?P<rest>(?:\s.*)?)$")
-_N_IN_REST = re.compile(r"\bn\s*=\s*(\d+)")
-_NN_IN_REST = re.compile(r"\bn\s*=\s*(\d+)(?:\s*\+\s*(\d+))?")
-_P_IN_REST = re.compile(rf"\bp\s*=\s*({_NUM})")
-_SECOND = re.compile(
-    rf"^\s+(?P<loc>{_NUM})\s*(?P<unit>[A-Za-zµμ/]*)\s*(?:±|\+-|\+/-)(?P<after>.*)$"
-)
-_DELTA = re.compile(r"^\s*(?P<delta>~|[-+−]?(?:\d+(?:\.\d*)?|\.\d+)%)")
-_BT_TRIAL = re.compile(r"BenchmarkTools\.Trial:\s*(\d+)\s+samples?\s+with\s+(\d+)\s+evaluations?")
-_BT_MEAN = re.compile(
-    rf"Time\s+\(mean\s*±\s*σ\):\s*(?P<loc>{_NUM})\s*(?P<unit>[A-Za-zµμ]+)\s*±\s*"
-    rf"(?P<sd>{_NUM})\s*(?P<sunit>[A-Za-zµμ]+)"
-)
-_BT_NAME = re.compile(r"@benchmark\s+(.+?)\s*$")
-_UNIT_HEADER = re.compile(r"(?<!\S)((?:sec|time|ns|B|MB|allocs)/(?:op|s))(?!\S)")
-_TIME_HEADERS = frozenset({"sec/op", "time/op", "ns/op"})
-_ALIASES = {
-    "samples": "n",
-    "count": "n",
-    "evaluations": "evals",
-    "iterations": "evals",
-    "benchmark": "name",
+#: larger files are not published summaries (and would not fit a terminal)
+MAX_BYTES = 64 * 1024 * 1024
+_RAW_FORMATS = {
+    "pyperf": "pyperf/pyperformance result (raw timings)",
+    "hyperfine": "hyperfine --export-json result (raw timings)",
+    "gbench": "Google Benchmark JSON result",
+    "benchmarktools": "BenchmarkTools.save JSON",
+    "jmh": "JMH -rf json result",
+    "criterion": "criterion.rs result directory",
 }
 
 
-def _split_quantity(text: str, where: str, field: str) -> tuple[float, str]:
-    m = _QUANTITY.match(text)
-    if m is None:
-        raise AuditInputError(f"{where}, field '{field}': cannot read {text!r} as a number")
-    value = float(m.group("value"))
-    unit = m.group("unit")
-    if unit not in ("", "%") and unit_scale(unit) is None:
-        raise AuditInputError(f"{where}, field '{field}': unknown unit {unit!r} in {text!r}")
-    return value, unit
+@dataclasses.dataclass(frozen=True, slots=True)
+class AuditSource:
+    """What one file holds for the audit.
 
-
-def rows_from_records(records: list[Mapping[str, Any]], source: str) -> list[dict[str, Any]]:
-    """Normalise raw records (strings with units, aliases) into audit rows.
-
-    Parameters
+    Attributes
     ----------
-    records : list of mappings
-        As read from CSV, YAML or JSON.
-    source : str
-        File name (or other label) for the ``source`` field and error messages.
-
-    Returns
-    -------
-    list of dict
-        Rows with the fields of :data:`~tsanalyze.analysis.audit.COLUMNS`; numbers as
-        floats, units split off into ``unit`` / ``spread_unit``.
+    rows : list of dict
+        Rows for :func:`tsanalyze.audit`.
+    notes : tuple of Finding
+        Notes on the input (``line-skipped``, ``unknown-column``, ``table-skipped``), each
+        message starting with the file (and line); pass them as ``audit(notes=...)``.
+    formats : tuple of str
+        The formats recognised (``"benchstat v2"``, ``"hyperfine markdown"``, ``"csv"``...).
     """
-    rows: list[dict[str, Any]] = []
-    for i, rec in enumerate(records):
-        where = f"{source} row {i + 1}"
-        if not isinstance(rec, Mapping):
-            raise AuditInputError(f"{where}: expected a mapping of fields, got {rec!r}")
-        row: dict[str, Any] = {}
-        for key, value in rec.items():
-            k = _ALIASES.get(str(key).strip().lower(), str(key).strip().lower())
-            if k in ("mean", "median", "min") and "location" not in rec:
-                row["location"] = value
-                row["location_kind"] = k
-            elif k == "sd" and "spread" not in rec:
-                row["spread"] = value
-                row.setdefault("spread_kind", "sd")
-            else:
-                row[k] = value
-        if "name" in row and row["name"] is not None:
-            where = f"{source} row {i + 1} ({row['name']})"
-        for field in ("location", "ci_low", "ci_high"):
-            v = row.get(field)
-            if isinstance(v, str) and v.strip():
-                value, unit = _split_quantity(v, where, field)
-                if unit == "%":
-                    raise AuditInputError(f"{where}, field '{field}': a percentage is not a time")
-                row[field] = value
-                if unit:
-                    given = row.get("unit")
-                    if given not in (None, "", unit) and field == "location":
-                        raise AuditInputError(
-                            f"{where}, field 'unit': {given!r} disagrees with {v!r}"
-                        )
-                    if field == "location":
-                        row["unit"] = unit
-        v = row.get("spread")
-        if isinstance(v, str) and v.strip():
-            value, unit = _split_quantity(v, where, "spread")
-            row["spread"] = value
-            if unit:
-                row["spread_unit"] = unit
-        for field in ("ci_level", "claimed_change"):
-            v = row.get(field)
-            if isinstance(v, str) and v.strip().endswith("%"):
-                text = v.strip().replace("−", "-")
-                row[field] = _split_quantity(text, where, field)[0] / 100.0
-        row.setdefault("source", f"{source} row {i + 1}")
-        rows.append(row)
-    return rows
 
-
-def _measurement(
-    loc: str, unit: str, after: str, where: str, spread_kind: str
-) -> tuple[dict[str, Any], str]:
-    """One ``value[unit] ± spread[%|unit]``: the row fields and the rest of the line."""
-    unit = unit or "ns"
-    if unit_scale(unit) is None:
-        raise AuditInputError(f"{where}, field 'unit': unknown time unit {unit!r}")
-    sm = _SPREAD.match(after)
-    if sm is None:
-        token = (after.split() or [""])[0]
-        raise AuditInputError(f"{where}, field 'spread': cannot read {token!r} as a number")
-    spread, sunit = float(sm.group("value")), sm.group("unit") or ""
-    if sunit not in ("", "%") and unit_scale(sunit) is None:
-        raise AuditInputError(f"{where}, field 'spread': unknown unit {sunit!r}")
-    fields = {
-        "location": float(loc),
-        "unit": unit,
-        "spread": spread,
-        "spread_unit": sunit or unit,
-        "spread_kind": spread_kind,
-        "location_kind": "median" if spread_kind == "ci" else "mean",
-    }
-    return fields, sm.group("rest")
-
-
-def _column_labels(line: str) -> tuple[str, str] | None:
-    """``│ crc-old.txt │ crc-new.txt │`` (benchstat v2) or ``name old time/op new time/op``."""
-    if "│" in line:
-        cells = [c.strip() for c in line.split("│")[1:] if c.strip()]
-        if len(cells) >= 2 and not any("/" in c and " " not in c for c in cells[:1]):
-            return cells[0], cells[1].split()[0]
-    return None
+    rows: list[dict[str, Any]]
+    notes: tuple[Finding, ...] = ()
+    formats: tuple[str, ...] = ()
 
 
 def parse_audit_text(
     text: str, source: str = "<text>", *, spread_kind: str | None = None
 ) -> list[dict[str, Any]]:
-    """Parse benchstat / BenchmarkTools-style lines ``name  value[unit] ± spread[%|unit]``.
+    """Rows of a pasted text (see :func:`tsanalyze.io.audit_text.read_text`); notes on
+    skipped lines are emitted as :class:`~tsanalyze.errors.AuditInputWarning`."""
+    got = read_text(text, source, spread_kind=spread_kind)
+    _warn(got.notes)
+    return got.rows
+
+
+def _warn(notes: tuple[Finding, ...]) -> None:
+    for note in notes:
+        if note.severity != "info":
+            warnings.warn(note.message, AuditInputWarning, stacklevel=3)
+
+
+def _read(p: Path, source: str) -> str:
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        raise AuditInputError(f"{source}: no such file") from None
+    except OSError as exc:
+        raise AuditInputError(f"{source}: cannot read ({exc.strerror or exc})") from None
+    if not stat.S_ISREG(st.st_mode):
+        what = (
+            "a directory"
+            if stat.S_ISDIR(st.st_mode)
+            else "not a regular file (a FIFO, device or socket)"
+        )
+        raise AuditInputError(f"{source}: {what}; give a file of published numbers")
+    if st.st_size > MAX_BYTES:
+        raise AuditInputError(
+            f"{source}: {st.st_size} bytes is too large for a table of published numbers"
+        )
+    try:
+        return p.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise AuditInputError(f"{source}: not UTF-8 text (byte {exc.start})") from None
+    except OSError as exc:
+        raise AuditInputError(f"{source}: cannot read ({exc.strerror or exc})") from None
+
+
+def read_audit_file(
+    path: str | Path,
+    *,
+    n: int | None = None,
+    evals: int | None = None,
+    spread_kind: str | None = None,
+) -> AuditSource:
+    """Read a file of published numbers into audit rows and notes.
 
     Parameters
     ----------
-    text : str
-        The lines. An optional count column after the name (``name 20 32.6ns ± 7%``) and
-        ``n=20`` anywhere after the spread give ``n``. Comparison lines as benchstat
-        prints them, ``name  46.55n ± 9%  44.40n ± 2%  -4.62% (p=0.008 n=10)`` (or ``~``
-        for "no significant difference"), give two rows, ``name [base]`` and
-        ``name [new]`` (labelled with the table's column headers when present), the second
-        with ``compare_to`` the first and the claim (``claim`` "different" or "same",
-        ``claimed_change``, ``claimed_pvalue``). Tables of non-time units (``B/s``,
-        ``B/op``, ``allocs/op``) are skipped. BenchmarkTools.jl's trial display
-        (``@benchmark f(x)``, ``BenchmarkTools.Trial: 10000 samples with 998
-        evaluations.``, ``Time  (mean ± σ):   15.4 ns ±  1.4 ns``) gives one row named
-        after the ``@benchmark`` expression, with its mean, sd, n and evals.
-    source : str
-        Label for messages (file name).
-    spread_kind : {"range", "sd", "ci"}, optional
-        What ``±`` means. Default: "ci" (95% CI of the median) for benchstat v2 output
-        (recognised by its ``│`` table rules or ``vs base``), else "range" (Go benchstat
-        v1: the largest deviation from the mean). BenchmarkTools' ``mean ± σ`` is "sd".
+    path : str or Path
+        A ``.csv``, ``.yaml``/``.yml``, ``.json`` or text file.
+    n, evals : int, optional
+        Fill in samples per row / evaluations per sample where the file gives none.
+    spread_kind : {"sd", "range", "ci"}, optional
+        What the spread means where the file does not say (text: benchstat's ``±``).
 
     Returns
     -------
-    list of dict
-        Audit rows, with ``source`` = ``file:line``.
+    AuditSource
+
+    Raises
+    ------
+    AuditInputError
+        Unreadable file or malformed row; the message names file, row/line and field.
     """
-    if spread_kind is None:
-        spread_kind = "ci" if ("│" in text or "vs base" in text) else "range"
-    rows: list[dict[str, Any]] = []
-    labels = ("base", "new")
-    in_time_table = True
-    bt_name: str | None = None
-    bt_trial: tuple[int, int, int] | None = None  # (samples, evals, line of the header)
-    bt_count = 0
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        stripped = line.strip()
-        if not stripped:
-            continue
-        # BenchmarkTools.jl display: "@benchmark f(x)", "BenchmarkTools.Trial: 10000
-        # samples with 998 evaluations.", " Time  (mean ± σ):   15.4 ns ±  1.4 ns  ┊ ..."
-        trial = _BT_TRIAL.search(line)
-        if trial is not None:
-            bt_trial = (int(trial.group(1)), int(trial.group(2)), lineno)
-            continue
-        if bt_trial is not None:
-            mean = _BT_MEAN.search(line)
-            if mean is not None:
-                bt_count += 1
-                where = f"{source}:{lineno}"
-                for field in ("unit", "sunit"):
-                    if unit_scale(mean.group(field)) is None:
-                        raise AuditInputError(
-                            f"{where}, field 'unit': unknown time unit {mean.group(field)!r}"
-                        )
-                name = bt_name or f"trial {bt_count}"
-                if any(r["name"] == name for r in rows):
-                    name = f"{name} #{bt_count}"
-                rows.append(
-                    {
-                        "name": name,
-                        "location": float(mean.group("loc")),
-                        "unit": mean.group("unit"),
-                        "location_kind": "mean",
-                        "spread": float(mean.group("sd")),
-                        "spread_unit": mean.group("sunit"),
-                        "spread_kind": "sd",
-                        "n": bt_trial[0],
-                        "evals": bt_trial[1],
-                        "source": where,
-                    }
-                )
-                bt_trial, bt_name = None, None
-                continue
-            if "┊" in line or "Range (" in line or "(median)" in line:
-                continue
-        bench = _BT_NAME.search(stripped)
-        if bench is not None:
-            bt_name = bench.group(1)
-            continue
-        if not any(s in stripped for s in ("±", "+-", "+/-")):
-            found = _column_labels(line)
-            if found is not None:
-                labels = found
-            units = _UNIT_HEADER.findall(stripped)
-            if units:
-                in_time_table = any(u in _TIME_HEADERS for u in units)
-            continue
-        if not in_time_table:
-            continue
-        where = f"{source}:{lineno}"
-        m = _TEXT_LINE.match(line)
-        if m is None:
-            raise AuditInputError(
-                f"{where}, field 'location': cannot read {stripped!r} as "
-                "'name  value[unit] ± spread[%]'"
-            )
-        name = m.group("name")
-        where = f"{where} ({name})"
-        first, rest = _measurement(m.group("loc"), m.group("unit"), m.group("after"), where,
-                                   spread_kind)  # fmt: skip
-        src = f"{source}:{lineno}"
-        second = _SECOND.match(rest)
-        if second is None:
-            row: dict[str, Any] = {"name": name, **first, "source": src}
-            n = _N_IN_REST.search(rest)
-            if n is not None:
-                row["n"] = int(n.group(1))
-            elif m.group("count") is not None:
-                row["n"] = int(m.group("count"))
-            rows.append(row)
-            continue
-        fields2, rest2 = _measurement(
-            second.group("loc"), second.group("unit"), second.group("after"), where, spread_kind
-        )
-        base = {"name": f"{name} [{labels[0]}]", **first, "source": src}
-        new = {"name": f"{name} [{labels[1]}]", **fields2, "source": src,
-               "compare_to": base["name"]}  # fmt: skip
-        delta = _DELTA.match(rest2)
-        if delta is not None:
-            d = delta.group("delta")
-            if d == "~":
-                new["claim"] = "same"
-            else:
-                new["claim"] = "different"
-                new["claimed_change"] = float(d.rstrip("%").replace("−", "-")) / 100.0
-        p = _P_IN_REST.search(rest2)
-        if p is not None:
-            new["claimed_pvalue"] = float(p.group(1))
-        n = _NN_IN_REST.search(rest2)
-        if n is not None:
-            base["n"] = int(n.group(1))
-            new["n"] = int(n.group(2) or n.group(1))
-        rows.extend([base, new])
+    p = Path(path)
+    source = str(path)
+    raw = _read(p, source)
+    suffix = p.suffix.lower()
+    notes: list[Finding] = []
+    formats: tuple[str, ...]
+    if suffix == ".csv":
+        rows = _csv_rows(raw, source, notes)
+        formats = ("csv",)
+    elif suffix == ".json" and (kind := _sniff(p)) is not None:
+        rows, formats = _foreign_json(p, kind, source, notes)
+    elif suffix in (".yaml", ".yml", ".json"):
+        rows = rows_from_records(_structured(_load(raw, suffix, source), source), source, notes)
+        formats = (suffix[1:],)
+    else:
+        got = read_text(raw, source, spread_kind=spread_kind)
+        rows, formats = got.rows, got.formats
+        notes.extend(got.notes)
     if not rows:
+        raise AuditInputError(f"{source}: no rows")
+    for r in rows:
+        if n is not None and _blank(r.get("n")):
+            r["n"] = n
+        if evals is not None and _blank(r.get("evals")):
+            r["evals"] = evals
+        if spread_kind is not None and _blank(r.get("spread_kind")):
+            r["spread_kind"] = spread_kind
+    return AuditSource(rows, tuple(notes), formats)
+
+
+def read_audit_input(
+    path: str | Path,
+    *,
+    n: int | None = None,
+    evals: int | None = None,
+    spread_kind: str | None = None,
+) -> list[dict[str, Any]]:
+    """The rows of :func:`read_audit_file`; its warnings are emitted as
+    :class:`~tsanalyze.errors.AuditInputWarning` (use :func:`read_audit_file` to keep them
+    with the rows and pass them to the audit)."""
+    got = read_audit_file(path, n=n, evals=evals, spread_kind=spread_kind)
+    _warn(got.notes)
+    return got.rows
+
+
+def merge_sources(
+    sources: list[AuditSource], labels: list[str]
+) -> tuple[list[dict[str, Any]], tuple[Finding, ...]]:
+    """Rows and notes of several files for one audit; a file reusing names of an earlier
+    file has its rows prefixed with its label (``new.txt: BenchmarkX``)."""
+    rows: list[dict[str, Any]] = []
+    notes: list[Finding] = []
+    seen: set[str] = set()
+    for src, label in zip(sources, labels, strict=True):
+        names = {str(r.get("name")) for r in src.rows}
+        if names & seen:
+            rename = {n: f"{label}: {n}" for n in names}
+            src = AuditSource(
+                [
+                    {**r, "name": rename[str(r.get("name"))],
+                     **({"compare_to": rename[r["compare_to"]]} if r.get("compare_to") in rename else {})}
+                    for r in src.rows
+                ],
+                src.notes,
+                src.formats,
+            )  # fmt: skip
+            names = set(rename.values())
+        seen |= names
+        rows.extend(src.rows)
+        notes.extend(src.notes)
+    return rows, tuple(notes)
+
+
+def _csv_rows(raw: str, source: str, notes: list[Finding]) -> list[dict[str, Any]]:
+    # '#' lines are comments; keep the physical line numbers for messages
+    lines = [(i, ln) for i, ln in enumerate(raw.splitlines(), 1) if not ln.lstrip().startswith("#")]
+    reader = csv.DictReader(io.StringIO("\n".join(ln for _, ln in lines)))
+    recs: list[Mapping[str, Any]] = []
+    linenos: list[int] = []
+    header = False
+    try:
+        if not reader.fieldnames:
+            raise AuditInputError(f"{source}: empty CSV (no header row)")
+        header = True
+        for r in reader:
+            lineno = lines[min(reader.line_num, len(lines)) - 1][0]
+            if None in r:
+                raise AuditInputError(f"{source}:{lineno}: more fields than the header has")
+            if not any((v or "").strip() for v in r.values()):
+                continue
+            recs.append({str(k).strip(): v for k, v in r.items()})
+            linenos.append(lineno)
+    except csv.Error as exc:
+        k = reader.line_num + 1 if header else max(reader.line_num, 1)
+        at = lines[min(k, len(lines)) - 1][0] if lines else 1
         raise AuditInputError(
-            f"{source}, field 'location': no line of the form 'name  value[unit] ± spread' found"
-        )
+            f"{source}:{at}: cannot read as CSV ({one_line(str(exc), 120)})"
+        ) from None
+    rows = rows_from_records(recs, source, notes)
+    for r, lineno in zip(rows, linenos, strict=True):
+        if str(r.get("source", "")).startswith(f"{source} row"):
+            r["source"] = f"{source}:{lineno}"
     return rows
+
+
+def _load(raw: str, suffix: str, source: str) -> Any:
+    try:
+        return json.loads(raw) if suffix == ".json" else yaml.safe_load(raw)
+    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        first = one_line(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, 160)
+        raise AuditInputError(f"{source}: not valid {suffix[1:].upper()} ({first})") from None
+    except RecursionError:
+        raise AuditInputError(f"{source}: nested too deeply to be a table of numbers") from None
+    except (ValueError, OverflowError) as exc:
+        raise AuditInputError(
+            f"{source}: not valid {suffix[1:].upper()} ({one_line(str(exc), 120)})"
+        ) from None
 
 
 def _structured(data: Any, source: str) -> list[Mapping[str, Any]]:
@@ -341,96 +287,34 @@ def _structured(data: Any, source: str) -> list[Mapping[str, Any]]:
     return out
 
 
-def read_audit_input(
-    path: str | Path,
-    *,
-    n: int | None = None,
-    evals: int | None = None,
-    spread_kind: str | None = None,
-) -> list[dict[str, Any]]:
-    """Read a file of published numbers into audit rows.
-
-    Parameters
-    ----------
-    path : str or Path
-        A ``.csv``, ``.yaml``/``.yml``, ``.json`` or text file.
-    n, evals : int, optional
-        Fill in samples per row / evaluations per sample where the file gives none.
-    spread_kind : {"sd", "range", "ci"}, optional
-        What the spread means where the file does not say (text default: "range").
-
-    Returns
-    -------
-    list of dict
-        Rows for :func:`tsanalyze.audit`.
-
-    Raises
-    ------
-    AuditInputError
-        Unreadable file or malformed row; the message names file, row/line and field.
-    """
-    p = Path(path)
-    source = str(path)
-    try:
-        raw = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise AuditInputError(f"{source}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise AuditInputError(f"{source}: cannot read ({exc})") from None
-    suffix = p.suffix.lower()
-    if suffix == ".csv":
-        # '#' lines are comments; keep the physical line numbers for messages
-        lines = [(i, ln) for i, ln in enumerate(raw.splitlines(), 1) if not ln.startswith("#")]
-        reader = csv.DictReader(io.StringIO("\n".join(ln for _, ln in lines)))
-        if not reader.fieldnames:
-            raise AuditInputError(f"{source}: empty CSV (no header row)")
-        recs: list[Mapping[str, Any]] = []
-        for r in reader:
-            if None in r:
-                raise AuditInputError(
-                    f"{source}:{lines[reader.line_num - 1][0]}: more fields than the header has"
-                )
-            recs.append({k.strip(): v for k, v in r.items()})
-        rows = rows_from_records(recs, source)
-        data_lines = [i for i, ln in lines[1:] if ln.strip()]
-        for r, lineno in zip(rows, data_lines, strict=False):
-            r["source"] = f"{source}:{lineno}"
-    elif suffix == ".json" and _is_pytest_benchmark(p):
-        # pytest-benchmark saves summary statistics: exactly what the audit reads
-        from tsanalyze.io.importers import load_summaries
-
-        records: list[Mapping[str, Any]] = [
-            {str(k): v for k, v in r.items()} for r in load_summaries([p]).to_dict("records")
-        ]
-        rows = rows_from_records(records, source)
-    elif suffix in (".yaml", ".yml", ".json"):
-        try:
-            data = json.loads(raw) if suffix == ".json" else yaml.safe_load(raw)
-        except (json.JSONDecodeError, yaml.YAMLError) as exc:
-            first = str(exc).splitlines()[0]
-            raise AuditInputError(f"{source}: not valid {suffix[1:].upper()} ({first})") from None
-        rows = rows_from_records(_structured(data, source), source)
-    else:
-        rows = parse_audit_text(raw, source, spread_kind=spread_kind)
-    if not rows:
-        raise AuditInputError(f"{source}: no rows")
-    for r in rows:
-        if n is not None and _blank(r.get("n")):
-            r["n"] = n
-        if evals is not None and _blank(r.get("evals")):
-            r["evals"] = evals
-        if spread_kind is not None and _blank(r.get("spread_kind")):
-            r["spread_kind"] = spread_kind
-    return rows
-
-
-def _is_pytest_benchmark(path: Path) -> bool:
+def _sniff(path: Path) -> str | None:
     from tsanalyze.io.importers import sniff
 
     try:
-        return sniff(path) == "pytest-benchmark"
+        return sniff(path)
     except (OSError, ValueError):
-        return False
+        return None
+
+
+def _foreign_json(
+    p: Path, kind: str, source: str, notes: list[Finding]
+) -> tuple[list[dict[str, Any]], tuple[str, ...]]:
+    if kind == "pytest-benchmark":
+        # pytest-benchmark saves summary statistics: exactly what the audit reads
+        from tsanalyze.io.importers import load_summaries
+
+        records = [
+            {str(k): v for k, v in r.items()} for r in load_summaries([p]).to_dict("records")
+        ]
+        for r in records:
+            r.update(tool="pytest-benchmark", scope="one-process")
+        return rows_from_records(records, source, notes), ("pytest-benchmark json",)
+    what = _RAW_FORMATS.get(kind, f"{kind} file")
+    raise AuditInputError(
+        f"{source}: a {what}, not published summaries: analyse it with "
+        f"`tsanalyze report {source}` or compare with `tsanalyze compare A B` "
+        f"(`tsanalyze import` converts it to a run file)"
+    )
 
 
 def _blank(v: Any) -> bool:

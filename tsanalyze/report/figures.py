@@ -5,8 +5,10 @@ shaded), the distribution (histogram and KDE of the analysed segment with the mi
 median and trimmed mean marked) and the ACF (with its confidence band). Per run set: a
 forest plot of the comparison ratios with their CIs.
 
-User data (benchmark names) reaches matplotlib as plain text only: ``$`` is escaped so
-that mathtext never interprets a name, and the SVG keeps text as XML-escaped ``<text>``.
+User data (benchmark names) reaches matplotlib as plain text only: figures are drawn with
+mathtext off (``text.parse_math``), so a name with dollar signs or backslashes is shown as
+typed and a name holding broken TeX cannot make drawing fail; the SVG keeps text as
+XML-escaped ``<text>``.
 """
 
 from __future__ import annotations
@@ -44,11 +46,6 @@ MAX_POINTS = 1500
 MAX_BINS = 400
 _THEME = p9.theme_bw(base_size=9) + p9.theme(figure_size=(5.0, 3.0), legend_position="bottom")
 _WIDE = p9.theme(figure_size=(10.0, 3.0))
-
-
-def plain(text: str) -> str:
-    """``text`` safe for a matplotlib label: no mathtext."""
-    return text.replace("\\", "\\\\").replace("$", r"\$")
 
 
 def _scaled(s: SeriesAnalysis) -> tuple[np.ndarray, str, float]:
@@ -104,7 +101,7 @@ def run_sequence_figure(s: SeriesAnalysis, title: str) -> p9.ggplot:
     plot += p9.labs(
         x="sample",
         y=f"time per evaluation ({unit})",
-        title=plain(f"{title}: run sequence{subtitle}"),
+        title=f"{title}: run sequence{subtitle}",
     )
     return plot + _THEME + _WIDE
 
@@ -154,7 +151,7 @@ def distribution_figure(s: SeriesAnalysis, title: str) -> p9.ggplot:
         y="density",
         color="",
         linetype="",
-        title=plain(f"{title}: distribution"),
+        title=f"{title}: distribution",
     )
     return plot + _THEME
 
@@ -183,7 +180,7 @@ def acf_figure(s: SeriesAnalysis, title: str) -> p9.ggplot:
     plot += p9.geom_segment(p9.aes(x="lag", xend="lag", y=0, yend="acf"), color="#1f4e79")
     plot += p9.geom_point(size=1.0, color="#1f4e79")
     plot += p9.labs(
-        x="lag (samples)", y="autocorrelation", title=plain(f"{title}: autocorrelation")
+        x="lag (samples)", y="autocorrelation", title=f"{title}: autocorrelation"
     )
     return plot + _THEME
 
@@ -232,7 +229,9 @@ _METADATA = re.compile(r"<metadata>.*?</metadata>\s*", re.S)
 def to_svg(plot: p9.ggplot) -> str:
     """Render a plotnine figure to inline SVG text (no XML prolog, no metadata, no URLs
     other than the SVG namespace identifiers)."""
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "tsanalyze"}):
+    with matplotlib.rc_context(
+        {"svg.fonttype": "none", "svg.hashsalt": "tsanalyze", "text.parse_math": False}
+    ):
         fig = plot.draw()
         buf = io.StringIO()
         fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})

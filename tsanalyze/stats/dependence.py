@@ -127,7 +127,7 @@ class Dependence(Result):
     block_lags : tuple of float
         Autocorrelations of the block means at lags 1, 2, 3.
     modes : int
-        Modes of the distribution (:func:`~tsanalyze.stats.multimodality.modes`).
+        Modes of the distribution (:func:`~tsanalyze.stats.multimodality.multimodality`).
     mean_sojourn : float
         Mean length of the stretches spent on one side of the main antimode (NaN when
         unimodal).

@@ -94,7 +94,7 @@ def long_range_ci(
         z = float(ndtri(0.5 + confidence_level / 2.0))
         neff = 1.0 / (4.0 * v) * (z / q) ** 2 if v > 0 else float(n)
         neff = max(1.0, min(float(n), neff))
-        ci = quantile_ci(a, 0.5, confidence_level=confidence_level, effective_n=neff)
+        ci = quantile_ci(a, 0.5, confidence_level=confidence_level, effective_sample_size=neff)
         return ci.ci_low, ci.ci_high, "order-statistic-long-range", neff
     y = a if estimator == "mean" else _winsorised(a, trim) / (1.0 - 2.0 * trim)
     v = long_run_variance(y, dependence) / n

@@ -10,9 +10,13 @@ median         order statistics (benchstat)    order statistics with effective n
 mean           skew-corrected t on the samples skew-corrected t on subsession means
 trimmed_mean,  BCa bootstrap (i.i.d.)          percentile stationary block bootstrap
 sd, mad                                        (Politis–White block length)
-min            exact i.i.d. bootstrap          the same (flagged as a lower-bound
-               (flagged as a lower bound)      estimator in both cases)
+min            the floor of the run time from  the same, on minima of blocks of the
+               the fastest samples             subsession size (:mod:`.floor`)
 ============== =============================== ==========================================
+
+On a timer grid (the run's resolution or the grid the values sit on) the intervals of
+the median, mean and trimmed mean are widened by half a tick on each side
+(:mod:`tsanalyze.stats.ticks`): never narrower than the clock allows.
 """
 
 from __future__ import annotations
@@ -38,15 +42,16 @@ from tsanalyze._validation import (
 from tsanalyze.errors import NotEnoughData
 from tsanalyze.stats.action import ActionStatistics, action_statistics
 from tsanalyze.stats.autocorrelation import (
-    _acf_fft,
-    _geyer_tau,
+    acf_fft,
     block_means,
+    geyer_tau,
     lag1,
     residual_inflation,
 )
 from tsanalyze.stats.bootstrap import bootstrap_ci, optimal_block_length
 from tsanalyze.stats.dependence import MIN_N, assess_dependence
 from tsanalyze.stats.dependent_intervals import long_range_ci
+from tsanalyze.stats.floor import floor_interval
 from tsanalyze.stats.mean_ci import (
     hall_t_quantiles,
     rare_events_finding,
@@ -54,6 +59,7 @@ from tsanalyze.stats.mean_ci import (
 )
 from tsanalyze.stats.minimum import min_exact_percentile, min_finding
 from tsanalyze.stats.quantiles import quantile_ci
+from tsanalyze.stats.ticks import TickArg, resolve_tick, tick_finding, widen_for_tick
 
 __all__ = [
     "ESTIMATORS",
@@ -61,6 +67,7 @@ __all__ = [
     "ActionStatistics",
     "Estimate",
     "EstimatorName",
+    "LocationEstimatorName",
     "MethodName",
     "action_statistics",
     "estimate",
@@ -70,7 +77,8 @@ __all__ = [
     "trimmed_mean",
 ]
 
-EstimatorName = Literal["min", "median", "mean", "trimmed_mean", "sd", "mad"]
+LocationEstimatorName = Literal["median", "min", "mean", "trimmed_mean"]
+EstimatorName = Literal[LocationEstimatorName, "sd", "mad"]
 MethodName = Literal[
     "auto",
     "order-statistic",
@@ -82,6 +90,7 @@ MethodName = Literal[
     "bca-stationary-block",
     "bca-circular-block",
     "percentile-iid-exact",
+    "floor-endpoint",
 ]
 
 
@@ -133,7 +142,11 @@ METHODS: dict[str, str] = {
     "bca-iid": "BCa bootstrap, i.i.d. resampling",
     "percentile-iid": "percentile bootstrap, i.i.d. resampling",
     "percentile-iid-exact": "percentile interval of the exact i.i.d. bootstrap distribution "
-    "(computed without resampling; the minimum)",
+    "of the sample minimum (computed without resampling; its lower end is the minimum)",
+    "floor-endpoint": "interval for the floor of the run time (the minimum): extreme-value "
+    "endpoint inference on the fastest samples (tsanalyze.stats.floor)",
+    "floor-hit": "interval for the floor when the minimum repeats: the minimum itself, or its "
+    "grid cell on a timer grid",
     "percentile-stationary-block": "percentile stationary block bootstrap (Politis–White)",
     "percentile-circular-block": "percentile circular block bootstrap (Politis–White)",
     "bca-stationary-block": "BCa stationary block bootstrap, block-jackknife acceleration",
@@ -147,8 +160,16 @@ METHODS: dict[str, str] = {
     "under long-range dependence (block means extrapolated with the Hurst exponent)",
 }
 
-#: estimators whose interval the dependence assessment can widen or refuse
+#: estimators whose interval the dependence assessment can widen or refuse (issue 20)
 LOCATIONS = ("median", "mean", "trimmed_mean")
+#: what ``Estimate.method`` may say but ``method=`` cannot ask for
+_NOT_FORCEABLE = (
+    "none",
+    "floor-hit",
+    "unbounded",
+    "batch-means-long-range",
+    "order-statistic-long-range",
+)
 
 #: above this many samples the bootstrap resamples this many (m-out-of-n, rescaled)
 MAX_RESAMPLE_SIZE = 20_000
@@ -183,6 +204,9 @@ class Estimate(Result):
     relative_halfwidth : float
         max(ci_high / estimate - 1, 1 - ci_low / estimate) (benchstat's "±").
     warnings : tuple of Finding
+    tick : float
+        Grid step of the values the interval accounts for (0: taken as exact); the
+        interval of the median, mean and trimmed mean is ``tick / 2`` wider on each side.
     """
 
     estimator: str
@@ -200,6 +224,7 @@ class Estimate(Result):
     seed: int | None
     relative_halfwidth: float
     warnings: tuple[Finding, ...] = ()
+    tick: float = 0.0
 
 
 def _relhw(est: float, lo: float, hi: float) -> float:
@@ -225,13 +250,13 @@ def _estimate_iv(
     if estimator not in ESTIMATORS:
         raise ValueError(f"estimator: must be one of {sorted(ESTIMATORS)}, got {estimator!r}")
     cl = check_confidence_level(confidence_level)
-    if (method != "auto" and method not in METHODS) or method in ("none",):
-        names = sorted(k for k in METHODS if k != "none")
+    if (method != "auto" and method not in METHODS) or method in _NOT_FORCEABLE:
+        names = sorted(k for k in METHODS if k not in _NOT_FORCEABLE)
         raise ValueError(f"method: must be 'auto' or one of {names}, got {method!r}")
     if method.startswith("order-statistic") and estimator != "median":
         raise ValueError(f"method: {method!r} is only for estimator='median'")
-    if method == "percentile-iid-exact" and estimator != "min":
-        raise ValueError("method: 'percentile-iid-exact' is only for estimator='min'")
+    if method in ("percentile-iid-exact", "floor-endpoint") and estimator != "min":
+        raise ValueError(f"method: {method!r} is only for estimator='min'")
     if method == "t-subsession" and estimator != "mean":
         raise ValueError("method: 't-subsession' is only for estimator='mean'")
     if not (isinstance(trim, (int, float)) and 0.0 <= trim < 0.5):
@@ -254,6 +279,7 @@ def estimate(
     threshold: float = 0.1,
     n_resamples: int | None = None,
     block_length: float | None = None,
+    tick: TickArg = "auto",
 ) -> Estimate:
     """Point estimate and an honest confidence interval for one series.
 
@@ -279,6 +305,10 @@ def estimate(
         Bootstrap resamples (default 2000 for BCa up to 20,000 samples, else 1000).
     block_length : float, optional
         Block length of the block bootstrap (default Politis–White).
+    tick : float, "auto" or None, default "auto"
+        Timer resolution per evaluation (``timer.precision_ns / evals``), combined with
+        the grid the values sit on (looked for from 20 samples on); ``"auto"``: the grid
+        only; ``None``: the values are taken as exact.
 
     Returns
     -------
@@ -331,13 +361,24 @@ def estimate(
     bootstrap draws resamples of 20,000 (blocks) and rescales the deviations by
     sqrt(20000 / n) (m-out-of-n bootstrap), which keeps 10^6 samples to about a second.
 
-    *Minimum* (seed 000): the minimum estimates a lower bound of the run time, not a
-    location; its sampling distribution is degenerate (the lower CI bound is always the
-    sample minimum), so the percentile interval of the exact i.i.d. bootstrap
-    distribution of the minimum, P(min* > x_(j)) = ((n - j) / n)^n, is given (no
-    resampling, any n) with the warning
-    ``min-lower-bound`` that states how stable the minimum is (the relative difference
-    between the minima of the two halves of the series).
+    *Minimum* (seed 000): the minimum estimates the floor of the run time (the time when
+    nothing delays the code), not a location. Its interval bounds the floor from below
+    by extreme-value inference on the fastest samples
+    (:func:`tsanalyze.stats.floor.floor_interval`): ``[lower bound, sample minimum]``,
+    the minimum itself when it repeats (an atom at the floor), its grid cell on a timer
+    grid; findings say when the fastest samples are too few or show no floor. With
+    dependent samples the fastest samples come from minima of blocks of the subsession
+    size. ``method="percentile-iid-exact"`` gives the old interval of the sample
+    minimum's own bootstrap distribution, P(min* > x_(j)) = ((n - j) / n)^n, whose lower
+    end is always the sample minimum (so it never contains a floor approached
+    continuously), with the warning ``min-lower-bound``.
+
+    *Timer grid*: on values recorded on a grid of step ``tick``, each value is within half
+    a tick of the true time (rounding is monotone, so every order statistic and every
+    mean of order statistics is too), so the interval of the median, mean and trimmed
+    mean is widened by ``tick / 2`` on each side, with the info ``tick-widened``
+    (:mod:`tsanalyze.stats.ticks`). Without it a series taking two or three grid values
+    gives an order-statistic interval of zero width.
 
     Too few samples for an interval give NaN bounds and a warning, not an error.
 
@@ -360,6 +401,7 @@ def estimate(
     """
     a, cl = _estimate_iv(x, estimator, confidence_level, method, trim, threshold, n_resamples)
     n = a.size
+    tk = resolve_tick(a, tick)  # issue 23: the timer's grid, if any
     func = ESTIMATORS[estimator]
     if estimator == "trimmed_mean":
         func = partial(trimmed_mean, trim=float(trim))
@@ -367,6 +409,11 @@ def estimate(
     found: list[Finding] = []
 
     def result(lo: float, hi: float, used: str, **kw: Any) -> Estimate:
+        # issue 23: never narrower than the timer's tick allows (stats/ticks.py)
+        if tk.tick > 0 and estimator in _TICK_WIDENED and math.isfinite(lo + hi):
+            if tk.tick >= 0.25 * (hi - lo):  # said when it adds a quarter or more to the width
+                found.append(tick_finding(tk))
+            lo, hi = widen_for_tick(lo, hi, tk.tick)
         fields: dict[str, Any] = {
             "estimator": estimator,
             "estimate": est,
@@ -384,7 +431,7 @@ def estimate(
             "relative_halfwidth": _relhw(est, lo, hi),
         }
         fields.update(kw)
-        return Estimate(**fields, warnings=tuple(found))
+        return Estimate(**fields, warnings=tuple(found), tick=tk.tick)
 
     if n < 3 or (estimator in ("sd", "mad") and n < 4):
         r1, m = (lag1(a) if n >= 2 else math.nan), None
@@ -402,10 +449,17 @@ def estimate(
     m = dep.subsession_size if n >= MIN_N else 1
     independent = m == 1
     found.extend(dep.findings)
+    if estimator == "min" and method in ("auto", "floor-endpoint"):
+        # issue 23: the minimum stands for the floor; its interval comes from the lower
+        # tail (stats/floor.py), from minima of blocks when the samples are dependent
+        f = floor_interval(a, confidence_level=cl, tick=tk.tick, block=m if m else 1)
+        found.extend(f.warnings)
+        return result(f.ci_low, f.ci_high, f.method, effective_n=float(f.n))
     if float(np.ptp(a)) == 0.0:
         found.append(Finding("constant", "all samples are equal: the interval is a point", "info"))
         return result(est, est, "none", effective_n=float(n))
     if estimator in LOCATIONS and method == "auto":
+        # issue 20: the dependence assessment refuses or widens the interval
         if not dep.supports_interval:
             return result(-math.inf, math.inf, "unbounded", effective_n=0.0)
         if dep.hurst > 0.5:
@@ -418,8 +472,6 @@ def estimate(
             chosen = "order-statistic"
         elif estimator == "mean" and m is not None:
             chosen = "t-subsession"
-        elif estimator == "min":
-            chosen = "percentile-iid-exact"
         else:
             chosen = "bca-iid" if independent else "percentile-stationary-block"
 
@@ -438,7 +490,7 @@ def estimate(
             if tau > 1.0 and (lb_p < INDICATOR_ALPHA or forced):
                 neff = n / tau
                 used = "order-statistic-effective-n"
-        q = quantile_ci(a, 0.5, confidence_level=cl, effective_n=neff)
+        q = quantile_ci(a, 0.5, confidence_level=cl, effective_sample_size=neff)
         found.extend(q.warnings)
         return result(q.ci_low, q.ci_high, used, effective_n=neff)
 
@@ -517,6 +569,9 @@ def estimate(
     )
 
 
+#: estimators whose interval is widened by half a tick on a timer grid (issue 23)
+_TICK_WIDENED = ("median", "mean", "trimmed_mean")
+
 #: level of the Ljung–Box test on 1{x <= median} that switches the median's interval to
 #: the effective n (keeps benchstat's exact interval for independent samples)
 INDICATOR_ALPHA = 0.01
@@ -529,8 +584,10 @@ def _indicator_dependence(ind: Any) -> tuple[float, float]:
     if float(np.ptp(x)) == 0.0:
         return 1.0, 1.0
     lmax = min(n - 1, max(1000, n // 10))
-    rho = _acf_fft(x, lmax)
+    rho = acf_fft(x, lmax)
     h = max(1, min(10, n // 5))
     ks = np.arange(1, h + 1)
     q = float(n * (n + 2) * np.sum(rho[1 : h + 1] ** 2 / (n - ks)))
-    return _geyer_tau(rho, n), float(chdtrc(h, q))
+    return geyer_tau(rho, n), float(chdtrc(h, q))
+
+

@@ -10,6 +10,8 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+import warnings
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -18,8 +20,9 @@ from scipy.signal import fftconvolve
 from tsanalyze._result import Finding, Result
 from tsanalyze._typing import ArrayLike, Float64Array
 from tsanalyze._validation import as_series_array, check_positive_int
+from tsanalyze.errors import InvalidArgumentError
 
-__all__ = ["Modes", "kde_grid", "modes"]
+__all__ = ["Modes", "kde_grid", "multimodality"]
 
 #: fewest samples for mode detection
 _MIN_N = 20
@@ -63,6 +66,8 @@ class Modes(Result):
     min_mass: float
     warnings: tuple[Finding, ...] = ()
 
+    _headline: ClassVar[tuple[str, ...]] = ("multimodal", "n_modes", "locations", "masses", "n")
+
     def to_frame(self) -> pd.DataFrame:
         """One row per mode: ``mode``, ``location``, ``mass``, ``height``."""
         return pd.DataFrame(
@@ -98,7 +103,7 @@ def kde_grid(
     return pts, np.maximum(dens, 0.0)
 
 
-def modes(
+def multimodality(
     x: ArrayLike,
     *,
     min_mass: float = 0.05,
@@ -106,7 +111,7 @@ def modes(
     grid: int = 2048,
     z: float = 3.0,
 ) -> Modes:
-    """Find the modes of a series' distribution.
+    """Does the series have several modes? Find them, with their masses.
 
     Parameters
     ----------
@@ -150,12 +155,12 @@ def modes(
     """
     a = as_series_array(x, "x", min_size=1)
     if not 0.0 < min_mass < 0.5:
-        raise ValueError(f"min_mass: must be in (0, 0.5), got {min_mass!r}")
+        raise InvalidArgumentError(f"min_mass: must be in (0, 0.5), got {min_mass!r}")
     grid = check_positive_int(grid, "grid", minimum=64)
     if not z > 0:
-        raise ValueError(f"z: must be > 0, got {z!r}")
+        raise InvalidArgumentError(f"z: must be > 0, got {z!r}")
     if bandwidth is not None and not (math.isfinite(bandwidth) and bandwidth > 0):
-        raise ValueError(f"bandwidth: must be a positive number, got {bandwidth!r}")
+        raise InvalidArgumentError(f"bandwidth: must be a positive number, got {bandwidth!r}")
     n = a.size
     found: list[Finding] = []
     med = float(np.median(a))
@@ -256,3 +261,14 @@ def modes(
         min_mass=float(min_mass),
         warnings=tuple(found),
     )
+
+
+def __getattr__(name: str) -> Any:
+    if name == "modes":  # the old name, until the next minor version
+        warnings.warn(
+            "tsanalyze.stats.multimodality.modes is deprecated; use multimodality",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return multimodality
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

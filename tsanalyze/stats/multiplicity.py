@@ -19,6 +19,7 @@ from scipy import special, stats
 from tsanalyze._result import Result
 from tsanalyze._typing import ArrayLike, Float64Array
 from tsanalyze._validation import check_confidence_level
+from tsanalyze.errors import InvalidArgumentError
 
 __all__ = ["ADJUSTMENTS", "Adjustment", "GeometricMean", "adjust_pvalues", "geometric_mean_ratio"]
 
@@ -112,17 +113,17 @@ def adjust_pvalues(pvalues: ArrayLike, method: Adjustment = "holm") -> Float64Ar
     """
     p = np.asarray(pvalues, dtype=np.float64)
     if p.ndim not in (1, 2):
-        raise ValueError(f"pvalues: expected a 1-d or 2-d array, got shape {p.shape}")
+        raise InvalidArgumentError(f"pvalues: expected a 1-d or 2-d array, got shape {p.shape}")
     if method not in ADJUSTMENTS:
-        raise ValueError(f"method: expected one of {sorted(ADJUSTMENTS)}, got {method!r}")
+        raise InvalidArgumentError(f"method: expected one of {sorted(ADJUSTMENTS)}, got {method!r}")
     if np.isinf(p).any():
-        raise ValueError("pvalues: infinite p-value")
+        raise InvalidArgumentError("pvalues: infinite p-value")
     ok = np.isfinite(p)
     if ((p[ok] < 0) | (p[ok] > 1)).any():
-        raise ValueError("pvalues: every p-value must lie in [0, 1]")
+        raise InvalidArgumentError("pvalues: every p-value must lie in [0, 1]")
     if p.ndim == 2:
         if not ok.all():
-            raise ValueError("pvalues: a 2-d array of families must not hold NaN")
+            raise InvalidArgumentError("pvalues: a 2-d array of families must not hold NaN")
         return _adjust_rows(p, method)
     out = np.full(p.shape, np.nan)
     out[ok] = _adjust_rows(p[ok], method)
@@ -166,9 +167,9 @@ def geometric_mean_ratio(
     r = np.asarray(ratios, dtype=np.float64)
     confidence_level = check_confidence_level(confidence_level)
     if r.ndim != 1 or r.size == 0:
-        raise ValueError("ratios: expected a non-empty 1-d array")
+        raise InvalidArgumentError("ratios: expected a non-empty 1-d array")
     if not np.isfinite(r).all() or (r <= 0).any():
-        raise ValueError("ratios: every ratio must be finite and > 0")
+        raise InvalidArgumentError("ratios: every ratio must be finite and > 0")
     logs = np.log(r)
     k = r.size
     est = float(np.exp(logs.mean()))
@@ -176,9 +177,9 @@ def geometric_mean_ratio(
     if se_log is not None:
         se = np.asarray(se_log, dtype=np.float64)
         if se.shape != r.shape:
-            raise ValueError(f"se_log: expected shape {r.shape}, got {se.shape}")
+            raise InvalidArgumentError(f"se_log: expected shape {r.shape}, got {se.shape}")
         if not np.isfinite(se).all() or (se < 0).any():
-            raise ValueError("se_log: every standard error must be finite and >= 0")
+            raise InvalidArgumentError("se_log: every standard error must be finite and >= 0")
         half = float(special.ndtri(1 - alpha / 2)) * math.sqrt(float((se**2).sum())) / k
         method = "propagate"
     elif k >= 2:

@@ -3,7 +3,9 @@
 Two questions, two tools:
 
 * :func:`tukey_fences` -- which *samples* lie outside the quartiles by more than 1.5 IQR
-  (mild) or 3 IQR (severe), below or above, as criterion.rs classifies them.
+  (mild) or 3 IQR (severe), below or above, as criterion.rs classifies them;
+  :func:`tukey_filter` keeps those inside the mild fences (zenbench's filter of paired
+  differences).
 * :func:`outlier_variance` -- from summary statistics alone (sample mean, sd, evaluations
   per sample), is the reported sd credible as the code's own variation, or can it only be
   explained by a few huge outliers (Boyer's "standard deviation blowup")?
@@ -13,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 import pandas as pd
@@ -21,14 +23,17 @@ import pandas as pd
 from tsanalyze._result import Finding, Result
 from tsanalyze._typing import ArrayLike, Float64Array, Int64Array
 from tsanalyze._validation import as_series_array
+from tsanalyze.errors import InvalidArgumentError
 
 __all__ = [
     "OutlierEffect",
     "OutlierVariance",
     "TukeyFences",
+    "TukeyFilter",
     "classify_outlier_fraction",
     "outlier_variance",
     "tukey_fences",
+    "tukey_filter",
 ]
 
 OutlierEffect = Literal["unaffected", "slight", "moderate", "severe", "not-applicable"]
@@ -82,6 +87,10 @@ class TukeyFences(Result):
     high_severe_idx: Int64Array
     warnings: tuple[Finding, ...] = ()
 
+    _headline: ClassVar[tuple[str, ...]] = (
+        "n", "low_severe", "low_mild", "high_mild", "high_severe",
+    )  # fmt: skip
+
     @property
     def n_outliers(self) -> int:
         """All samples outside the mild fences (mild + severe, low + high)."""
@@ -118,9 +127,9 @@ class TukeyFences(Result):
 def _tukey_fences_iv(x: ArrayLike, mild: float, severe: float) -> Float64Array:
     for name, k in (("mild", mild), ("severe", severe)):
         if not (isinstance(k, (int, float)) and math.isfinite(k) and k > 0):
-            raise ValueError(f"{name}: must be a finite number > 0, got {k!r}")
+            raise InvalidArgumentError(f"{name}: must be a finite number > 0, got {k!r}")
     if severe < mild:
-        raise ValueError(f"severe: must be >= mild ({mild}), got {severe!r}")
+        raise InvalidArgumentError(f"severe: must be >= mild ({mild}), got {severe!r}")
     return as_series_array(x, "x", min_size=1)
 
 
@@ -205,6 +214,63 @@ def tukey_fences(x: ArrayLike, *, mild: float = 1.5, severe: float = 3.0) -> Tuk
     )
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class TukeyFilter(Result):
+    """The values inside Tukey's mild fences (a filter of paired differences).
+
+    Attributes
+    ----------
+    keep : ndarray of bool
+        True for values inside the fences (values on a fence are kept).
+    low_mild_fence, high_mild_fence : float
+        ``q1 - mild·iqr`` and ``q3 + mild·iqr``.
+    mild : float
+        The fence multiplier.
+    n_removed : int
+        Number of values outside the fences.
+    """
+
+    keep: np.ndarray
+    low_mild_fence: float
+    high_mild_fence: float
+    mild: float
+    n_removed: int
+
+
+def tukey_filter(x: ArrayLike, *, mild: float = 1.5) -> TukeyFilter:
+    """Keep the values inside Tukey's fences [q1 − mild·iqr, q3 + mild·iqr].
+
+    Parameters
+    ----------
+    x : array_like
+        Typically the per-round paired differences ``b - a``.
+    mild : float
+        Fence multiplier (1.5 by default, as zenbench).
+
+    Returns
+    -------
+    TukeyFilter
+
+    Notes
+    -----
+    The mild fences of :func:`tukey_fences`; a value is removed when it is a mild or a
+    severe outlier on either side. Removing outlying differences suppresses
+    context-switch spikes but can also hide a genuine bimodal slow path of one
+    benchmark; callers should report ``n_removed``.
+
+    References
+    ----------
+    seed 002: zenbench methodology, step 1 ("IQR outlier removal").
+    J. W. Tukey, *Exploratory Data Analysis* (1977).
+    """
+    if not (isinstance(mild, (int, float)) and mild > 0 and math.isfinite(mild)):
+        raise InvalidArgumentError(f"mild: must be a positive number, got {mild!r}")
+    tf = tukey_fences(x, mild=mild, severe=max(float(mild), 3.0))
+    keep = np.ones(tf.n, dtype=bool)
+    keep[tf.outlier_idx] = False
+    return TukeyFilter(keep, tf.low_mild_fence, tf.high_mild_fence, float(mild), int((~keep).sum()))
+
+
 # ------------------------------------------------------------------ σ-blowup (Boyer)
 @dataclasses.dataclass(frozen=True, slots=True)
 class OutlierVariance(Result):
@@ -249,6 +315,8 @@ class OutlierVariance(Result):
     min_outlier_variance: float
     warnings: tuple[Finding, ...] = ()
 
+    _headline: ClassVar[tuple[str, ...]] = ("effect", "fraction", "evals")
+
 
 def classify_outlier_fraction(fraction: float) -> OutlierEffect:
     """criterion's classification of the outlier variance fraction.
@@ -269,19 +337,19 @@ def _outlier_variance_iv(
         try:
             f = float(v)
         except (TypeError, ValueError):
-            raise ValueError(f"{name}: must be a number, got {v!r}") from None
+            raise InvalidArgumentError(f"{name}: must be a number, got {v!r}") from None
         if not math.isfinite(f):
-            raise ValueError(f"{name}: must be finite, got {v!r}")
+            raise InvalidArgumentError(f"{name}: must be finite, got {v!r}")
         values.append(f)
     m, s, t = values
     if s < 0:
-        raise ValueError(f"sd: must be >= 0, got {sd!r}")
+        raise InvalidArgumentError(f"sd: must be >= 0, got {sd!r}")
     if t < 0:
-        raise ValueError(f"t_min: must be >= 0, got {t_min!r}")
+        raise InvalidArgumentError(f"t_min: must be >= 0, got {t_min!r}")
     if isinstance(evals, bool) or not isinstance(evals, (int, np.integer)) or int(evals) < 1:
-        raise ValueError(f"evals: must be an integer >= 1, got {evals!r}")
+        raise InvalidArgumentError(f"evals: must be an integer >= 1, got {evals!r}")
     if m > 0 and t >= m / int(evals):
-        raise ValueError(
+        raise InvalidArgumentError(
             f"t_min: must be below the per-evaluation mean {m / int(evals)!r}, got {t_min!r}"
         )
     return m, s, int(evals), t
@@ -348,28 +416,22 @@ def outlier_variance(mean: float, sd: float, evals: int, t_min: float = 0.0) -> 
     sb2 = s * s
     sg2 = sigma_g * sigma_g
 
-    def not_applicable(
-        reason: str,
-        c1: int | None = None,
-        c2: int | None = None,
-    ) -> OutlierVariance:
+    def result(
+        fraction: float, effect: OutlierEffect, c1: int | None, c2: int | None,
+        var_min: float, warnings: tuple[Finding, ...],
+    ) -> OutlierVariance:  # fmt: skip
         return OutlierVariance(
-            fraction=0.0,
-            effect="not-applicable",
-            mean=m,
-            sd=s,
-            evals=a,
-            t_min=t_min,
-            mean_eval=mu_a,
-            sd_eval=sd_a,
-            mu_g_min=mu_g_min,
-            sigma_g=sigma_g,
-            c_max_t_min=c1,
-            c_max_mu_g_min=c2,
-            c_max=None if c1 is None or c2 is None else min(c1, c2),
-            min_outlier_variance=0.0,
-            warnings=(Finding("not-applicable", reason, "info"),),
-        )
+            fraction=fraction, effect=effect, mean=m, sd=s, evals=a, t_min=t_min,
+            mean_eval=mu_a, sd_eval=sd_a, mu_g_min=mu_g_min, sigma_g=sigma_g, c_max_t_min=c1,
+            c_max_mu_g_min=c2, c_max=None if c1 is None or c2 is None else min(c1, c2),
+            min_outlier_variance=var_min, warnings=warnings,
+        )  # fmt: skip
+
+    def not_applicable(
+        reason: str, c1: int | None = None, c2: int | None = None
+    ) -> OutlierVariance:
+        note = Finding("not-applicable", reason, "info")
+        return result(0.0, "not-applicable", c1, c2, 0.0, (note,))
 
     if m <= 0:
         return not_applicable(
@@ -411,20 +473,4 @@ def outlier_variance(mean: float, sd: float, evals: int, t_min: float = 0.0) -> 
                 "serious" if effect == "severe" else "warning",
             ),
         )
-    return OutlierVariance(
-        fraction=fraction,
-        effect=effect,
-        mean=m,
-        sd=s,
-        evals=a,
-        t_min=t_min,
-        mean_eval=mu_a,
-        sd_eval=sd_a,
-        mu_g_min=mu_g_min,
-        sigma_g=sigma_g,
-        c_max_t_min=c1,
-        c_max_mu_g_min=c2,
-        c_max=c_max,
-        min_outlier_variance=var_min,
-        warnings=warnings,
-    )
+    return result(fraction, effect, c1, c2, var_min, warnings)

@@ -18,6 +18,7 @@ from scipy import stats as _st
 from tsanalyze._result import Finding, Result
 from tsanalyze._typing import ArrayLike, RNGType
 from tsanalyze._validation import as_series_array, check_confidence_level
+from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.autocorrelation import integrated_autocorrelation_time
 from tsanalyze.stats.estimators import EstimatorName, estimate
 
@@ -119,7 +120,10 @@ def plan_samples(
     stationary series, i.e. in subsessions of m samples), so the samples needed are
     n_req = n (h / target)², h the current relative half-width, rounded up to a
     multiple of the subsession size m (Pilot §III-E computes the same from
-    subsession means: k_req = (t s_k / (target mean))²).
+    subsession means: k_req = (t s_k / (target mean))²). On a timer grid the interval
+    holds a fixed half tick ``h_t`` that does not shrink (:mod:`tsanalyze.stats.ticks`):
+    n_req = n ((h - h_t) / (target - h_t))², and no plan when ``h_t >= target``
+    (``plan-tick-limit``).
 
     Samples per side to detect a relative difference d at two-sided level alpha with
     the given power: n = 2 (z_{1-alpha/2} + z_power)² tau s² / (d est)², tau the
@@ -134,13 +138,13 @@ def plan_samples(
     a = as_series_array(x, "x", min_size=1)
     cl = check_confidence_level(confidence_level)
     if not (isinstance(target, (int, float)) and 0 < target < 1):
-        raise ValueError(f"target: must be in (0, 1), got {target!r}")
+        raise InvalidArgumentError(f"target: must be in (0, 1), got {target!r}")
     if not (isinstance(detect_difference, (int, float)) and detect_difference > 0):
-        raise ValueError(f"detect_difference: must be > 0, got {detect_difference!r}")
+        raise InvalidArgumentError(f"detect_difference: must be > 0, got {detect_difference!r}")
     if not (isinstance(power, (int, float)) and 0 < power < 1):
-        raise ValueError(f"power: must be in (0, 1), got {power!r}")
+        raise InvalidArgumentError(f"power: must be in (0, 1), got {power!r}")
     if sample_time_ns is not None and not (math.isfinite(sample_time_ns) and sample_time_ns > 0):
-        raise ValueError(f"sample_time_ns: must be a positive number, got {sample_time_ns!r}")
+        raise InvalidArgumentError(f"sample_time_ns: must be a positive number, got {sample_time_ns!r}")
     n = a.size
     e = estimate(a, estimator, confidence_level=cl, threshold=threshold, rng=rng)
     found = list(e.warnings)
@@ -158,15 +162,9 @@ def plan_samples(
         detect_difference=float(detect_difference),
         power=float(power),
     )
-    if not (math.isfinite(h) and e.estimate != 0):
-        found.append(
-            Finding(
-                "no-plan",
-                "the samples at hand give no finite relative interval to extrapolate from; "
-                "collect more samples first",
-                "warning",
-            )
-        )
+
+    def no_plan(code: str, message: str) -> SamplePlan:
+        found.append(Finding(code, message, "warning"))
         return SamplePlan(
             **common,  # type: ignore[arg-type]
             samples_needed=None,
@@ -176,14 +174,31 @@ def plan_samples(
             samples_per_side=None,
             warnings=tuple(found),
         )
-    need = n * (h / target) ** 2
+
+    if not (math.isfinite(h) and e.estimate != 0):
+        return no_plan(
+            "no-plan",
+            "the samples at hand give no finite relative interval to extrapolate from; "
+            "collect more samples first",
+        )
+    # the timer's tick widens the interval by a fixed tick / 2 that more samples do not
+    # shrink (issue 23): only the rest of the half-width scales as 1 / sqrt(n)
+    h_tick = 0.5 * e.tick / abs(e.estimate)
+    if h_tick >= target:
+        return no_plan(
+            "plan-tick-limit",
+            f"the timer's tick alone makes the interval ±{h_tick:.2%}, at least the "
+            f"±{target:.2%} target: no number of samples reaches it; a finer clock or more "
+            "evaluations per sample will",
+        )
+    need = n * (max(h - h_tick, 0.0) / (target - h_tick)) ** 2
     need_i = int(math.ceil(need / m) * m)
     more = max(0, need_i - n)
     z = float(_st.norm.ppf(0.5 + cl / 2))
     zp = float(_st.norm.ppf(power))
     if estimator == "median":
         # sd implied by the median's interval (already dependence-aware): var = n se^2
-        s_eff2 = n * (h * abs(e.estimate) / z) ** 2
+        s_eff2 = n * (max(h - h_tick, 0.0) * abs(e.estimate) / z) ** 2
     else:
         tau = integrated_autocorrelation_time(a) if n >= 4 else 1.0
         s_eff2 = float(np.var(a, ddof=1)) * max(tau, 1.0) if n >= 2 else math.nan

@@ -18,6 +18,7 @@ from scipy.stats import binom, norm
 from tsanalyze._result import Finding, Result
 from tsanalyze._typing import ArrayLike
 from tsanalyze._validation import as_series_array, check_confidence_level
+from tsanalyze.errors import InvalidArgumentError
 
 __all__ = ["OrderStatisticRanks", "QuantileCI", "order_statistic_ranks", "quantile_ci"]
 
@@ -76,9 +77,9 @@ def order_statistic_ranks(n: int, q: float, confidence_level: float) -> OrderSta
     David, H. A., Nagaraja, H. N. (2003), Order Statistics, 3rd ed., §7.1.
     """
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n: must be an integer >= 1, got {n!r}")
+        raise InvalidArgumentError(f"n: must be an integer >= 1, got {n!r}")
     if not 0.0 <= q <= 1.0:
-        raise ValueError(f"q: must be in [0, 1], got {q!r}")
+        raise InvalidArgumentError(f"q: must be in [0, 1], got {q!r}")
     cl = check_confidence_level(confidence_level)
     n = int(n)
     ambiguous = False
@@ -144,7 +145,7 @@ class QuantileCI(Result):
     lo_order, hi_order : int
         1-based orders in the sample (after mapping from n_eff to n).
     n : int
-    effective_n : float
+    effective_sample_size : float
         Sample size the binomial used (n for independent samples).
     relative_halfwidth : float
         benchstat's "±": max(ci_high / estimate - 1, 1 - ci_low / estimate).
@@ -160,7 +161,7 @@ class QuantileCI(Result):
     lo_order: int
     hi_order: int
     n: int
-    effective_n: float
+    effective_sample_size: float
     relative_halfwidth: float
     warnings: tuple[Finding, ...] = ()
 
@@ -170,7 +171,7 @@ def quantile_ci(
     q: float = 0.5,
     *,
     confidence_level: float = 0.95,
-    effective_n: float | None = None,
+    effective_sample_size: float | None = None,
 ) -> QuantileCI:
     """Distribution-free CI of the q-quantile from two order statistics.
 
@@ -181,7 +182,7 @@ def quantile_ci(
     q : float, default 0.5
         Quantile (0.5 = median).
     confidence_level : float, default 0.95
-    effective_n : float, optional
+    effective_sample_size : float, optional
         Effective number of independent samples when samples are dependent (e.g.
         ``n / tau`` of the indicator series 1{x <= quantile}); default n.
 
@@ -205,12 +206,14 @@ def quantile_ci(
     """
     a = as_series_array(x, "x", min_size=1)
     if not 0.0 <= q <= 1.0:
-        raise ValueError(f"q: must be in [0, 1], got {q!r}")
+        raise InvalidArgumentError(f"q: must be in [0, 1], got {q!r}")
     cl = check_confidence_level(confidence_level)
     n = a.size
-    neff = float(n) if effective_n is None else float(effective_n)
+    neff = float(n) if effective_sample_size is None else float(effective_sample_size)
     if not (math.isfinite(neff) and neff > 0):
-        raise ValueError(f"effective_n: must be a positive number, got {effective_n!r}")
+        raise InvalidArgumentError(
+            f"effective_sample_size: must be a positive number, got {effective_sample_size!r}"
+        )
     neff = min(neff, float(n))
     m = max(1, round(neff))
     ranks = order_statistic_ranks(m, q, cl)
@@ -257,7 +260,7 @@ def quantile_ci(
         lo_order=lo,
         hi_order=hi,
         n=n,
-        effective_n=neff,
+        effective_sample_size=neff,
         relative_halfwidth=float(rel),
         warnings=tuple(found),
     )

@@ -18,7 +18,7 @@ import numpy as np
 from tsanalyze._result import Result
 from tsanalyze._typing import ArrayLike, Float64Array
 from tsanalyze._validation import as_series_array
-from tsanalyze.stats.multimodality import modes
+from tsanalyze.stats.multimodality import multimodality
 
 __all__ = ["Regimes", "regimes"]
 
@@ -40,7 +40,7 @@ class Regimes(Result):
     ----------
     n : int
     n_modes : int
-        Modes of the distribution (:func:`~tsanalyze.stats.multimodality.modes`).
+        Modes of the distribution (:func:`~tsanalyze.stats.multimodality.multimodality`).
     locations : numpy.ndarray
         Mode locations.
     antimode : float
@@ -82,7 +82,7 @@ def regimes(x: ArrayLike) -> Regimes:
 
     Notes
     -----
-    The modes come from :func:`~tsanalyze.stats.multimodality.modes` (KDE modes with a
+    The modes come from :func:`~tsanalyze.stats.multimodality.multimodality` (KDE modes with a
     minimum mass and a significant valley). With two or more, each sample is labelled by
     the side of the antimode between the two heaviest modes, and the number of runs R of
     the labels is compared with its distribution for independent labels with the same
@@ -106,7 +106,7 @@ def regimes(x: ArrayLike) -> Regimes:
     )
     if n < _MIN_N or float(np.ptp(a)) == 0.0:
         return none
-    md = modes(a, min_mass=_MIN_MASS)
+    md = multimodality(a, min_mass=_MIN_MASS)
     if not md.multimodal:
         return dataclasses.replace(none, locations=md.locations)
     heavy = np.sort(np.argsort(md.masses)[-2:])

@@ -16,6 +16,7 @@ import numpy as np
 from tsanalyze._result import Finding, Result
 from tsanalyze._typing import ArrayLike, Float64Array
 from tsanalyze._validation import as_series_array, check_confidence_level
+from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.autocorrelation import block_means, lag1, subsession_size
 
 __all__ = ["LinearFit", "evals_fit", "wps_fit"]
@@ -77,9 +78,9 @@ def _fit_iv(t: ArrayLike, w: ArrayLike, wname: str) -> tuple[Float64Array, Float
     ta = as_series_array(t, "t", min_size=3)
     wa = as_series_array(w, wname, min_size=3)
     if ta.size != wa.size:
-        raise ValueError(f"{wname}: has {wa.size} values but t has {ta.size}")
+        raise InvalidArgumentError(f"{wname}: has {wa.size} values but t has {ta.size}")
     if float(np.ptp(wa)) == 0.0:
-        raise ValueError(f"{wname}: all values are equal; the slope cannot be estimated")
+        raise InvalidArgumentError(f"{wname}: all values are equal; the slope cannot be estimated")
     return ta, wa
 
 

@@ -15,6 +15,7 @@ from scipy import integrate, optimize, stats
 
 from tsanalyze._result import Finding, Result
 from tsanalyze._validation import check_confidence_level
+from tsanalyze.errors import InvalidArgumentError
 
 __all__ = [
     "CIConsistency",
@@ -33,11 +34,11 @@ def _num(v: object, name: str, *, low: float | None = None, strict: bool = False
     try:
         f = float(v)  # type: ignore[arg-type]
     except (TypeError, ValueError):
-        raise ValueError(f"{name}: must be a number, got {v!r}") from None
+        raise InvalidArgumentError(f"{name}: must be a number, got {v!r}") from None
     if not math.isfinite(f):
-        raise ValueError(f"{name}: must be finite, got {v!r}")
+        raise InvalidArgumentError(f"{name}: must be finite, got {v!r}")
     if low is not None and (f < low or (strict and f == low)):
-        raise ValueError(f"{name}: must be {'>' if strict else '>='} {low}, got {v!r}")
+        raise InvalidArgumentError(f"{name}: must be {'>' if strict else '>='} {low}, got {v!r}")
     return f
 
 
@@ -46,7 +47,7 @@ def _count(v: object, name: str, minimum: int) -> int:
         # accept integral floats such as 20.0 from parsed files
         if isinstance(v, float) and v.is_integer() and v >= minimum:
             return int(v)
-        raise ValueError(f"{name}: must be an integer >= {minimum}, got {v!r}")
+        raise InvalidArgumentError(f"{name}: must be an integer >= {minimum}, got {v!r}")
     return int(v)
 
 
@@ -128,21 +129,26 @@ def welch_from_summary(
     k2 = _count(n2, "n2", 2)
     cl = check_confidence_level(confidence_level)
     if alternative not in ("two-sided", "less", "greater"):
-        raise ValueError(f"alternative: must be two-sided, less or greater, got {alternative!r}")
+        raise InvalidArgumentError(f"alternative: must be two-sided, less or greater, got {alternative!r}")
     diff = m2 - m1
     rel = diff / m1 if m1 != 0 else math.nan
-    v1, v2 = s1 * s1 / k1, s2 * s2 / k2
-    se = math.sqrt(v1 + v2)
-    if se == 0.0:
+    # in units of c = the larger sd, so that tiny sds (1e-122) cannot underflow a variance
+    # (or its square in the Welch–Satterthwaite df) to 0; t and p are scale-free
+    c = max(s1, s2)
+    if c == 0.0:
         if diff == 0.0:
             return SummaryWelch(0.0, 1.0, math.nan, 0.0, rel, 0.0, 0.0, cl, alternative)
         t = math.copysign(math.inf, m1 - m2)
         p = {"two-sided": 0.0, "less": 0.0 if t < 0 else 1.0, "greater": 0.0 if t > 0 else 1.0}
         return SummaryWelch(t, p[alternative], math.nan, diff, rel, diff, diff, cl, alternative)
+    u1, u2 = (s1 / c) ** 2 / k1, (s2 / c) ** 2 / k2
+    se = c * math.sqrt(u1 + u2)
     res = stats.ttest_ind_from_stats(
-        m1, s1, k1, m2, s2, k2, equal_var=False, alternative=alternative
+        (m1 - m2) / c, s1 / c, k1, 0.0, s2 / c, k2, equal_var=False, alternative=alternative
     )
-    df = (v1 + v2) ** 2 / (v1 * v1 / (k1 - 1) + v2 * v2 / (k2 - 1))
+    # Welch–Satterthwaite (v1 + v2)² / (v1²/(n1−1) + v2²/(n2−1)), with the shares v / (v1 + v2)
+    w1, w2 = u1 / (u1 + u2), u2 / (u1 + u2)
+    df = 1.0 / (w1 * w1 / (k1 - 1) + w2 * w2 / (k2 - 1))
     q = float(stats.t.ppf(0.5 + cl / 2.0, df))
     return SummaryWelch(
         statistic=float(res.statistic),
@@ -364,7 +370,7 @@ def ci_consistency(
     lo = _num(ci_low, "ci_low")
     hi = _num(ci_high, "ci_high")
     if hi < lo:
-        raise ValueError(f"ci_high: must be >= ci_low ({lo!r}), got {ci_high!r}")
+        raise InvalidArgumentError(f"ci_high: must be >= ci_low ({lo!r}), got {ci_high!r}")
     cl = check_confidence_level(confidence_level)
     tol = _num(rtol, "rtol", low=0.0)
     q = float(stats.t.ppf(0.5 + cl / 2.0, k - 1))

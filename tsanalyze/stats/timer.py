@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import ClassVar
 
 import numpy as np
 
@@ -17,6 +18,8 @@ from tsanalyze._result import Finding, Result
 from tsanalyze._typing import ArrayLike, Float64Array
 from tsanalyze._units import format_time
 from tsanalyze._validation import as_series_array
+from tsanalyze.errors import InvalidArgumentError
+from tsanalyze.timer_limits import ACCURACY_SHARE_LIMIT, OVERHEAD_SHARE_LIMIT, PRECISION_FACTOR
 
 __all__ = [
     "Quantisation",
@@ -26,12 +29,8 @@ __all__ = [
     "timer_check",
 ]
 
-#: overhead share of the measured sample time above which a sample is flagged (seed 004)
-OVERHEAD_SHARE_LIMIT = 0.01
-#: a sample shorter than this many timer precisions is flagged (DESIGN.md "Timer")
-PRECISION_FACTOR = 1000.0
-#: relative error bound from the timer accuracy above which a sample is flagged (seed 000)
-ACCURACY_SHARE_LIMIT = 0.01
+# The limits (overhead share, accuracy share, precision factor) are declared once in
+# tsanalyze.timer_limits, where the collector reads them too.
 #: a sample is timer-dominated when overhead + accuracy make up at least this share
 DOMINATED_SHARE = 0.5
 
@@ -161,9 +160,9 @@ def quantisation(
     """
     arr = as_series_array(x, "x", min_size=1)
     if isinstance(max_distinct, bool) or not isinstance(max_distinct, int) or max_distinct < 1:
-        raise ValueError(f"max_distinct: must be an integer >= 1, got {max_distinct!r}")
+        raise InvalidArgumentError(f"max_distinct: must be an integer >= 1, got {max_distinct!r}")
     if not (math.isfinite(tick_share_limit) and tick_share_limit > 0):
-        raise ValueError(f"tick_share_limit: must be > 0, got {tick_share_limit!r}")
+        raise InvalidArgumentError(f"tick_share_limit: must be > 0, got {tick_share_limit!r}")
     n = int(arr.size)
     n_distinct = int(np.unique(arr).size)
     tick = detect_tick(arr, rtol=rtol)
@@ -254,6 +253,10 @@ class TimerCheck(Result):
     quantisation: Quantisation
     warnings: tuple[Finding, ...] = ()
 
+    _headline: ClassVar[tuple[str, ...]] = (
+        "n", "overhead_share", "n_overhead", "n_precision", "n_accuracy", "n_dominated",
+    )  # fmt: skip
+
 
 def _opt_nonneg(v: float | None, name: str, *, positive: bool = False) -> float | None:
     if v is None:
@@ -261,11 +264,11 @@ def _opt_nonneg(v: float | None, name: str, *, positive: bool = False) -> float 
     try:
         f = float(v)
     except (TypeError, ValueError):
-        raise ValueError(f"{name}: must be a number or None, got {v!r}") from None
+        raise InvalidArgumentError(f"{name}: must be a number or None, got {v!r}") from None
     if math.isnan(f):
         return None
     if not math.isfinite(f) or f < 0 or (positive and f == 0):
-        raise ValueError(f"{name}: must be finite and {'> 0' if positive else '>= 0'}, got {v!r}")
+        raise InvalidArgumentError(f"{name}: must be finite and {'> 0' if positive else '>= 0'}, got {v!r}")
     return f
 
 
@@ -278,7 +281,7 @@ def _timer_check_iv(
     arr = as_series_array(sample_ns, "sample_ns", min_size=1)
     if (arr < 0).any():
         i = int(np.flatnonzero(arr < 0)[0])
-        raise ValueError(f"sample_ns: value at index {i} is {arr[i]!r}; times must be >= 0")
+        raise InvalidArgumentError(f"sample_ns: value at index {i} is {arr[i]!r}; times must be >= 0")
     return (
         arr,
         _opt_nonneg(overhead_ns, "overhead_ns"),

@@ -238,6 +238,23 @@ def test_csv_errors(tmp_path: Path, text: str, mapping: str | None, expected: st
         load(p, "csv", mapping=mapping)
 
 
+def test_csv_parser_errors_fit_on_one_line(tmp_path: Path) -> None:
+    # pandas' tokenizer message ends in a newline; the error must stay one line (issue 18)
+    p = tmp_path / "t.csv"
+    p.write_text("benchmark,time\na,1\nb,2,3\n")
+    with pytest.raises(ImportFormatError) as err:
+        load(p, "csv", mapping="time=time,benchmark=benchmark")
+    assert "\n" not in str(err.value) and str(p) in str(err.value)
+    assert "Expected 2 fields in line 3, saw 3" in str(err.value)
+
+
+def test_a_bom_prefixed_csv_is_read(tmp_path: Path) -> None:
+    p = tmp_path / "bom.csv"
+    p.write_bytes("\ufeffbenchmark,time\na,1\nb,2\n".encode())
+    (run,) = load(p, "csv", mapping="time=time,benchmark=benchmark")
+    assert sorted(set(run.frame["benchmark"])) == ["a", "b"]
+
+
 def test_csv_bad_unit_and_option(tmp_path: Path) -> None:
     p = tmp_path / "t.csv"
     p.write_text("t\n1\n")

@@ -5,7 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tsanalyze.stats.changepoints.pelt import default_penalty, robust_noise_sd, ruptures_search
+from tsanalyze.stats.changepoints.ruptures_search import (
+    default_penalty,
+    robust_noise_sd,
+    ruptures_search,
+)
 
 
 def optimal_partition_l2(x: np.ndarray, pen: float, m: int) -> list[int]:

@@ -20,7 +20,7 @@ format name               files
 ========================  ==============================================================
 
 Each imported run records ``source`` {tool, version if known, file} and the clock
-source ``imported:<tool>``; see :mod:`tsanalyze.io.importers._base` for the
+source ``imported:<tool>``; see :mod:`tsanalyze.io.importers._imported` for the
 conventions shared by all formats.
 """
 
@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from tsanalyze.errors import ImportFormatError
-from tsanalyze.io.importers._base import ImportedRun, ImportedTable, Importer, read_head
+from tsanalyze.io.importers._files import read_head
+from tsanalyze.io.importers._imported import ImportedRun, ImportedTable, Importer
 from tsanalyze.io.importers.benchmarktools import BenchmarkToolsImporter
 from tsanalyze.io.importers.criterion import CriterionImporter
 from tsanalyze.io.importers.csvtable import CsvImporter, parse_mapping

@@ -38,20 +38,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from tsanalyze.io.importers._base import (
-    RESERVED_COLUMNS,
-    ImportedTable,
-    RunBuilder,
-    fail,
-    file_mtime_utc,
-    make_metadata,
-    open_text,
-    run_id,
-)
+from tsanalyze._units import parse_unit
+from tsanalyze.errors import InvalidArgumentError
+from tsanalyze.io.importers._builder import RunBuilder
+from tsanalyze.io.importers._files import fail, file_mtime_utc, open_text
+from tsanalyze.io.importers._imported import RESERVED_COLUMNS, ImportedTable
+from tsanalyze.io.importers._metadata import make_metadata, run_id
 
 __all__ = ["CsvImporter", "parse_mapping"]
 
-_UNIT_NS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}
 _KEYS = ("time", "total", "benchmark", "evals", "run", "work", "unit", "sep")
 _AUTO = {
     "benchmark": ("benchmark", "name"),
@@ -94,9 +89,9 @@ def parse_mapping(text: str | None) -> dict[str, str]:
         key, eq, value = part.partition("=")
         key, value = key.strip(), value.strip()
         if not eq or not value:
-            raise ValueError(f"--map: expected KEY=VALUE, got {part!r}")
+            raise InvalidArgumentError(f"--map: expected KEY=VALUE, got {part!r}")
         if key not in _KEYS:
-            raise ValueError(f"--map: unknown key {key!r}; expected one of {', '.join(_KEYS)}")
+            raise InvalidArgumentError(f"--map: unknown key {key!r}; expected one of {', '.join(_KEYS)}")
         out[key] = value
     return out
 
@@ -124,22 +119,26 @@ class CsvImporter:
         m = parse_mapping(mapping) if isinstance(mapping, str) or mapping is None else dict(mapping)
         for k, v in options.items():
             if k not in _KEYS:
-                raise ValueError(
+                raise InvalidArgumentError(
                     f"csv import: unknown option {k!r}; expected mapping= or one of {', '.join(_KEYS)}"
                 )
             m[k] = str(v)
         unknown = set(m) - set(_KEYS)
         if unknown:
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"csv import: unknown mapping keys {sorted(unknown)}; expected {', '.join(_KEYS)}"
             )
         if "time" in m and "total" in m:
-            raise ValueError(
+            raise InvalidArgumentError(
                 "csv import: map either time (per evaluation) or total (per sample), not both"
             )
         unit = m.get("unit", "ns")
-        if unit not in _UNIT_NS:
-            raise ValueError(f"csv import: unit must be one of ns, us, ms, s, got {unit!r}")
+        try:
+            scale = parse_unit(unit)
+        except ValueError:
+            raise InvalidArgumentError(
+                f"csv import: unit must be one of ns, us, ms, s, got {unit!r}"
+            ) from None
         sep = m.get("sep") or ("\t" if Path(path).suffix.lower() in (".tsv", ".tab") else ",")
         if sep in ("tab", "\\t"):
             sep = "\t"
@@ -149,8 +148,10 @@ class CsvImporter:
                 io.StringIO(text), sep=sep, dtype=str, keep_default_na=False, skip_blank_lines=True
             )
         except (pd.errors.ParserError, _csv.Error) as exc:
+            # pandas' tokenizer messages end in a newline: keep the error on one line
+            why = " ".join(str(exc).split())
             raise fail(
-                path, "", f"expected a {'TSV' if sep == chr(9) else 'CSV'} table ({exc})"
+                path, "", f"expected a {'TSV' if sep == chr(9) else 'CSV'} table ({why})"
             ) from exc
         except pd.errors.EmptyDataError as exc:
             raise fail(path, "line 1", "expected a header row, the file is empty") from exc
@@ -199,7 +200,7 @@ class CsvImporter:
                 f"line {i + 2}",
                 f"expected a time > 0 in column {tcol!r}, got {table[tcol].iloc[i]!r}",
             )
-        per_eval = times * _UNIT_NS[unit]
+        per_eval = times * scale
         if "total" in m and "time" not in m:
             per_eval = per_eval / evals
         bench = (
@@ -248,8 +249,6 @@ class CsvImporter:
                 ),
             )
         return builder.build()
-
-
 
 
 def _numbers(path: Path, column: pd.Series, name: str) -> np.ndarray:

@@ -29,23 +29,18 @@ from typing import Any
 
 import numpy as np
 
-from tsanalyze.io.importers._base import (
-    RESERVED_COLUMNS,
-    ImportedTable,
-    JsonPath,
-    RunBuilder,
-    fail,
-    file_mtime_utc,
-    make_metadata,
-    parse_timestamp,
-    read_json,
-    run_id,
-)
+from tsanalyze._units import parse_unit
+from tsanalyze.io.importers._builder import RunBuilder
+from tsanalyze.io.importers._files import fail, file_mtime_utc
+from tsanalyze.io.importers._imported import RESERVED_COLUMNS, ImportedTable
+from tsanalyze.io.importers._json import JsonPath, read_json
+from tsanalyze.io.importers._metadata import make_metadata, parse_timestamp, run_id
 from tsanalyze.io.importers.gobench import unit_column
 
 __all__ = ["GoogleBenchmarkImporter"]
 
-_UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+#: the ``time_unit`` values Google Benchmark writes (converted by the one unit table)
+_TIME_UNIT_NAMES = ("ns", "us", "ms", "s")
 _AGG_SUFFIXES = ("_mean", "_median", "_stddev", "_cv", "_BigO", "_RMS")
 #: keys of a benchmark entry that are not user counters
 _KNOWN_KEYS = frozenset(
@@ -125,11 +120,12 @@ class GoogleBenchmarkImporter:
                 errors.append({"name": name, "message": obj.get("error_message")})
                 continue
             unit = entry.key("time_unit", required=False).str(default="ns")
-            scale = _UNIT_NS.get(unit)
-            if scale is None:
+            try:
+                scale = parse_unit(unit)
+            except (TypeError, ValueError):
                 raise entry.key("time_unit").error(
-                    f"expected one of {sorted(_UNIT_NS)}, got {unit!r}"
-                )
+                    f"expected one of {list(_TIME_UNIT_NAMES)}, got {unit!r}"
+                ) from None
             run_name = obj.get("run_name")
             bench = run_name if isinstance(run_name, str) and run_name else name
             iters = entry.key("iterations").integer(minimum=1)
@@ -158,7 +154,9 @@ class GoogleBenchmarkImporter:
             for k in counters:
                 if k not in columns:
                     col = "threads" if k == "threads" else unit_column(k)
-                    columns[k] = f"counter_{col}" if col in RESERVED_COLUMNS or col == "cpu_ns" else col
+                    columns[k] = (
+                        f"counter_{col}" if col in RESERVED_COLUMNS or col == "cpu_ns" else col
+                    )
         builder = RunBuilder(extra=["cpu_ns", *columns.values()])
         for bench, real_ns, iters, cpu, counters in rows:
             extra = {columns[k]: np.asarray([v]) for k, v in counters.items()}

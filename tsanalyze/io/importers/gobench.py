@@ -35,15 +35,11 @@ from typing import Any
 
 import numpy as np
 
-from tsanalyze.io.importers._base import (
-    ImportedTable,
-    RunBuilder,
-    fail,
-    file_mtime_utc,
-    make_metadata,
-    open_text,
-    run_id,
-)
+from tsanalyze._units import parse_unit
+from tsanalyze.io.importers._builder import RunBuilder
+from tsanalyze.io.importers._files import fail, file_mtime_utc, open_text
+from tsanalyze.io.importers._imported import ImportedTable
+from tsanalyze.io.importers._metadata import make_metadata, run_id
 
 __all__ = ["GoBenchImporter", "unit_column"]
 
@@ -53,7 +49,8 @@ _BENCH_LINE = re.compile(
     r"^Benchmark(?:[^a-z\s]\S*)?\s+\d+\s+[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s+\S",
     re.MULTILINE,
 )
-_TIME_UNITS = {"ns/op": 1.0, "sec/op": 1e9}
+#: the only time units Go prints (``sec/op`` from benchstat); other units are measures
+_TIME_UNITS = {u: parse_unit(u) for u in ("ns/op", "sec/op")}
 _KNOWN = {"B/op": "bytes_per_op", "allocs/op": "allocs_per_op", "MB/s": "mb_per_s"}
 
 

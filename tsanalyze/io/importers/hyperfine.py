@@ -29,16 +29,11 @@ from typing import Any
 
 import numpy as np
 
-from tsanalyze.io.importers._base import (
-    ImportedTable,
-    JsonPath,
-    RunBuilder,
-    fail,
-    file_mtime_utc,
-    make_metadata,
-    read_json,
-    run_id,
-)
+from tsanalyze.io.importers._builder import RunBuilder
+from tsanalyze.io.importers._files import fail, file_mtime_utc
+from tsanalyze.io.importers._imported import ImportedTable
+from tsanalyze.io.importers._json import JsonPath, read_json
+from tsanalyze.io.importers._metadata import make_metadata, run_id
 
 __all__ = ["HyperfineImporter"]
 

@@ -37,29 +37,15 @@ from typing import Any
 
 import numpy as np
 
-from tsanalyze.io.importers._base import (
-    ImportedTable,
-    JsonPath,
-    RunBuilder,
-    file_mtime_utc,
-    make_metadata,
-    read_json,
-    run_id,
-)
+from tsanalyze._units import parse_unit
+from tsanalyze.io.importers._builder import RunBuilder
+from tsanalyze.io.importers._files import file_mtime_utc
+from tsanalyze.io.importers._imported import ImportedTable
+from tsanalyze.io.importers._json import JsonPath, read_json
+from tsanalyze.io.importers._metadata import make_metadata, run_id
 
 __all__ = ["JmhImporter"]
 
-#: JMH's short time-unit names (``TimeUnit`` as printed in ``scoreUnit``) in ns
-_UNIT_NS = {
-    "ns": 1.0,
-    "us": 1e3,
-    "µs": 1e3,
-    "ms": 1e6,
-    "s": 1e9,
-    "min": 60e9,
-    "hr": 3600e9,
-    "day": 86400e9,
-}
 _TIME_PER_OP = re.compile(r"^\s*(\w+)\s*/\s*op\s*$")
 _OPS_PER_TIME = re.compile(r"^\s*ops\s*/\s*(\w+)\s*$")
 _MODES = ("thrpt", "avgt", "sample", "ss")
@@ -82,11 +68,13 @@ def _converter(metric: JsonPath) -> tuple[float, bool]:
     unit = up.str()
     for pattern, inverted in ((_TIME_PER_OP, False), (_OPS_PER_TIME, True)):
         m = pattern.match(unit)
-        if m and m.group(1) in _UNIT_NS:
-            return _UNIT_NS[m.group(1)], inverted
+        if m:
+            try:
+                return parse_unit(m.group(1)), inverted
+            except ValueError:
+                break
     raise up.error(
-        f"expected a time per operation (e.g. 'ns/op') or a throughput (e.g. 'ops/s'), "
-        f"got {unit!r}"
+        f"expected a time per operation (e.g. 'ns/op') or a throughput (e.g. 'ops/s'), got {unit!r}"
     )
 
 
@@ -140,18 +128,14 @@ class JmhImporter:
             metric = res.key("primaryMetric")
             factor, inverted = _converter(metric)
             forks = _fork_values(metric, mode)
-            converted = [
-                ((factor / v if inverted else v * factor), it) for v, it in forks
-            ]
+            converted = [((factor / v if inverted else v * factor), it) for v, it in forks]
             parsed.append((_name(res, params), mode, params, converted))
             entry: dict[str, Any] = {"benchmark": res.key("benchmark").str(), "mode": mode}
             entry.update({k: obj[k] for k in _SETTINGS if k in obj})
             if params:
                 entry["params"] = params
             mobj = metric.obj()
-            entry.update(
-                {k: mobj[k] for k in ("score", "scoreError", "scoreUnit") if k in mobj}
-            )
+            entry.update({k: mobj[k] for k in ("score", "scoreError", "scoreUnit") if k in mobj})
             secondary = obj.get("secondaryMetrics")
             if isinstance(secondary, dict) and secondary:
                 entry["secondary_metrics"] = sorted(secondary)

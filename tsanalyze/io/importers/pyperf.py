@@ -27,21 +27,14 @@ from typing import Any
 
 import numpy as np
 
-from tsanalyze.io.importers._base import (
-    ImportedTable,
-    JsonPath,
-    RunBuilder,
-    fail,
-    file_mtime_utc,
-    make_metadata,
-    parse_timestamp,
-    read_json,
-    run_id,
-)
+from tsanalyze._units import parse_unit
+from tsanalyze.io.importers._builder import RunBuilder
+from tsanalyze.io.importers._files import fail, file_mtime_utc
+from tsanalyze.io.importers._imported import ImportedTable
+from tsanalyze.io.importers._json import JsonPath, read_json
+from tsanalyze.io.importers._metadata import make_metadata, parse_timestamp, run_id
 
 __all__ = ["PyperfImporter"]
-
-_UNIT_NS = {"second": 1e9}
 
 
 class PyperfImporter:
@@ -98,7 +91,7 @@ class PyperfImporter:
                     raise run.key("metadata").error("expected an object")
                 meta = {**merged, **rmeta} if rmeta else merged
                 unit = meta.get("unit", "second")
-                scale = _UNIT_NS.get(unit)
+                scale = parse_unit(unit) if unit == "second" else None
                 if scale is None:
                     raise run.error(
                         f"expected unit 'second' (timings), got {unit!r}; tsanalyze imports timings only"

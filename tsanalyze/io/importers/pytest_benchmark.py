@@ -26,17 +26,11 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from tsanalyze.io.importers._base import (
-    ImportedTable,
-    JsonPath,
-    RunBuilder,
-    fail,
-    file_mtime_utc,
-    make_metadata,
-    parse_timestamp,
-    read_json,
-    run_id,
-)
+from tsanalyze.io.importers._builder import RunBuilder
+from tsanalyze.io.importers._files import fail, file_mtime_utc
+from tsanalyze.io.importers._imported import ImportedTable
+from tsanalyze.io.importers._json import JsonPath, read_json
+from tsanalyze.io.importers._metadata import make_metadata, parse_timestamp, run_id
 
 __all__ = ["PytestBenchmarkImporter", "load_summaries"]
 

@@ -3,7 +3,7 @@
 ``changepoints(x, method=...)`` (in :mod:`.api`) is the one entry point; the methods are
 the BreakoutDetection-compatible EDM variants (:mod:`._edm_compat`), the robust default
 EDM (:mod:`.edm`), E-Divisive with energy distance (:mod:`.energy`) and PELT / binary
-segmentation through ruptures (:mod:`.pelt`).
+segmentation through ruptures (:mod:`.ruptures_search`).
 """
 
 from tsanalyze.stats.changepoints._base import ChangePoints, segment_table

@@ -10,7 +10,7 @@ from tsanalyze.stats.changepoints._base import ChangePoints
 from tsanalyze.stats.changepoints._edm_compat import edm_compat
 from tsanalyze.stats.changepoints.edm import edm
 from tsanalyze.stats.changepoints.energy import e_divisive
-from tsanalyze.stats.changepoints.pelt import ruptures_search
+from tsanalyze.stats.changepoints.ruptures_search import ruptures_search
 
 __all__ = ["METHODS", "Method", "changepoints"]
 

@@ -1,4 +1,5 @@
-"""PELT and binary segmentation through ruptures (costs l1, l2, rbf)."""
+"""PELT and binary segmentation (Binseg) searches through ruptures, with the l1, l2 and rbf
+costs: :func:`ruptures_search`."""
 
 from __future__ import annotations
 

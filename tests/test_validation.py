@@ -1,0 +1,110 @@
+"""The shared input checks (``tsanalyze._validation``): what they accept, what they turn
+it into, and that every refusal is an InvalidArgumentError (a ValueError and a
+TsanalyzeError) naming the parameter first."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tsanalyze._validation import (
+    as_series_array,
+    check_confidence_level,
+    check_positive_int,
+    check_rng,
+)
+from tsanalyze.errors import InvalidArgumentError, NotEnoughData, TsanalyzeError
+
+
+def _refused(call: object, *args: object, match: str, **kwargs: object) -> InvalidArgumentError:
+    with pytest.raises(InvalidArgumentError, match=match) as info:
+        call(*args, **kwargs)  # type: ignore[operator]
+    assert isinstance(info.value, ValueError) and isinstance(info.value, TsanalyzeError)
+    return info.value
+
+
+# ------------------------------------------------------------------- as_series_array
+@pytest.mark.parametrize(
+    "x",
+    [[1, 2, 3], (1.0, 2.0, 3.0), np.array([1, 2, 3], dtype=np.int32), pd.Series([1.0, 2.0, 3.0])],
+)
+def test_series_becomes_contiguous_float64(x: object) -> None:
+    a = as_series_array(x)
+    assert a.dtype == np.float64 and a.ndim == 1 and a.flags.c_contiguous
+    np.testing.assert_array_equal(a, [1.0, 2.0, 3.0])
+
+
+def test_a_strided_view_is_copied_contiguous() -> None:
+    base = np.arange(10.0)
+    a = as_series_array(base[::2])
+    assert a.flags.c_contiguous and list(a) == [0.0, 2.0, 4.0, 6.0, 8.0]
+
+
+def test_series_refusals_name_the_parameter_and_the_place() -> None:
+    _refused(as_series_array, ["a", "b"], "times", match=r"^times: cannot be read as numbers")
+    _refused(as_series_array, np.ones((2, 3)), match=r"^x: expected a 1-d series.*\(2, 3\)")
+    _refused(as_series_array, [1.0, 2.0, np.nan], match=r"^x: value at index 2 is nan")
+    _refused(as_series_array, [np.inf, 1.0], match=r"^x: value at index 0 is inf")
+    _refused(as_series_array, [1.0, 0.0, -1.0], positive=True, match=r"^x: value at index 1 is 0")
+    assert list(as_series_array([1.0, 0.0, -1.0])) == [1.0, 0.0, -1.0]  # only when positive
+
+
+def test_too_few_values_is_not_enough_data() -> None:
+    with pytest.raises(NotEnoughData, match=r"^y: needs at least 3 value\(s\), got 2"):
+        as_series_array([1.0, 2.0], "y", min_size=3)
+    assert as_series_array([], min_size=0).size == 0
+
+
+# ---------------------------------------------------------- confidence level, ints
+@pytest.mark.parametrize("level", [0.5, 0.95, np.float64(0.99), 1e-9])
+def test_confidence_levels_inside_zero_one(level: float) -> None:
+    assert check_confidence_level(level) == float(level)
+
+
+@pytest.mark.parametrize("level", [0, 1, 1.5, -0.1, float("nan"), "0.95", None])
+def test_confidence_levels_outside_are_refused(level: object) -> None:
+    _refused(check_confidence_level, level, match=r"^confidence_level: must be strictly between")
+    _refused(check_confidence_level, level, "alpha", match=r"^alpha: ")
+
+
+@pytest.mark.parametrize("value", [1, 7, np.int64(3)])
+def test_positive_ints(value: int) -> None:
+    assert (
+        check_positive_int(value, "n") == int(value) and type(check_positive_int(value, "n")) is int
+    )
+
+
+@pytest.mark.parametrize("value", [0, -1, 1.0, True, "2", None])
+def test_non_positive_or_non_ints_are_refused(value: object) -> None:
+    _refused(check_positive_int, value, "jobs", match=r"^jobs: must be an integer >= 1")
+
+
+def test_minimum_is_respected() -> None:
+    assert check_positive_int(64, "grid", minimum=64) == 64
+    _refused(check_positive_int, 63, "grid", minimum=64, match=r"^grid: must be an integer >= 64")
+
+
+# -------------------------------------------------------------------------- rng
+def test_int_seed_is_recorded_and_replays() -> None:
+    gen, seed = check_rng(42)
+    assert seed == 42
+    assert gen.random() == np.random.default_rng(42).random()
+
+
+def test_none_draws_a_fresh_seed_that_replays() -> None:
+    gen, seed = check_rng(None)
+    assert isinstance(seed, int) and 0 <= seed < 2**32
+    assert gen.random() == np.random.default_rng(seed).random()
+    assert len({check_rng(None)[1] for _ in range(5)}) > 1  # fresh entropy each time
+
+
+def test_a_generator_is_used_as_is_and_no_seed_recorded() -> None:
+    g = np.random.default_rng(1)
+    gen, seed = check_rng(g)
+    assert gen is g and seed is None
+
+
+@pytest.mark.parametrize("rng", [-1, 1.5, True, "7", np.random.RandomState(1)])
+def test_other_rngs_are_refused(rng: object) -> None:
+    _refused(check_rng, rng, match=r"^rng: expected an int seed >= 0, a numpy Generator or None")

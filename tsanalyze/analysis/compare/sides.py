@@ -1,0 +1,220 @@
+"""The two sides of a comparison and the design they call for.
+
+:func:`as_side` turns what the user gave (array, Series indexed by ``round`` or by
+``(run, round)``, or a run-format DataFrame of one benchmark) into a :class:`Side`: values
+per run, with the rounds when they are known. :func:`choose_design` then decides how the
+sides are compared: *paired* by round when both come from the same interleaved run(s)
+(seed 002), *unpaired* otherwise (seed 001 §III-F), and at the *run level* when a side
+holds several runs (trials: Kalibera & Jones 2013), so that samples from different
+processes are never treated as replicates of one process.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from tsanalyze import schema
+from tsanalyze._result import Finding
+from tsanalyze._typing import Float64Array
+from tsanalyze._validation import as_series_array
+
+__all__ = ["PAIRED_TESTS", "UNPAIRED_TESTS", "Design", "Side", "as_side", "choose_design"]
+
+UNPAIRED_TESTS = ("welch", "mann-whitney")
+PAIRED_TESTS = ("wilcoxon", "paired-t")
+#: Run label of a Series indexed by ``round`` alone: two such Series are taken as paired.
+_ROUND_SERIES = "<round-indexed series>"
+
+Matched = tuple[tuple[Float64Array, Float64Array], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    """One side of a comparison: values per run (time order), with rounds when known."""
+
+    runs: tuple[str | None, ...]
+    values: tuple[Float64Array, ...]
+    rounds: tuple[np.ndarray | None, ...]
+
+    @property
+    def all_values(self) -> Float64Array:
+        """Every value of every run, pooled."""
+        return np.concatenate(self.values)
+
+
+@dataclass(frozen=True, slots=True)
+class Design:
+    """How two sides are compared.
+
+    Attributes
+    ----------
+    kind : {"unpaired", "paired", "run-level"}
+        ``run-level`` when a side holds several runs (then ``paired`` says whether the
+        runs are matched by round).
+    paired : bool
+    matched : tuple of (a, b) arrays, or None
+        Per run, the values of both sides in the rounds they share (paired designs).
+    findings : tuple of Finding
+        What choosing the design left out (samples without a partner round).
+    """
+
+    kind: Literal["unpaired", "paired", "run-level"]
+    paired: bool
+    matched: Matched | None
+    findings: tuple[Finding, ...] = ()
+
+
+def _from_frame(df: pd.DataFrame, name: str, column: str) -> Side:
+    if column not in df.columns:
+        raise ValueError(f"{name}: DataFrame has no {column!r} column")
+    if "benchmark" in df.columns and df["benchmark"].nunique() > 1:
+        raise ValueError(
+            f"{name}: holds {df['benchmark'].nunique()} benchmarks; select one, or use compare_runs"
+        )
+    if df.empty:
+        raise ValueError(f"{name}: no samples")
+    # plain numpy from here: pandas deep-copies ``attrs`` (run metadata) on every operation
+    values = df[column].to_numpy(np.float64, na_value=np.nan)
+    rounds = df["round"].to_numpy(np.int64) if "round" in df.columns else None
+    order_key = next((c for c in ("sample", "round") if c in df.columns), None)
+    pos = df[order_key].to_numpy(np.int64) if order_key else np.arange(len(df))
+    if "run" not in df.columns:
+        o = np.argsort(pos, kind="stable")
+        return Side(
+            (None,), (as_series_array(values[o], name),), (None if rounds is None else rounds[o],)
+        )
+    codes, run_ids = pd.factorize(df["run"], sort=True)
+    o = np.lexsort((pos, codes))
+    bounds = np.flatnonzero(np.diff(codes[o])) + 1
+    # runs whose metadata says they were not recorded in interleaved rounds (imports,
+    # sequential collections): their round is only a sample index, nothing to pair by
+    meta = df.attrs.get("runs")
+    sequential = (
+        {str(r) for r, m in meta.items() if not schema.interleaved(m)}
+        if isinstance(meta, dict)
+        else set()
+    )
+    runs, vals, rnds = [], [], []
+    for idx in np.split(o, bounds):
+        rid = str(run_ids[codes[idx[0]]])
+        runs.append(rid)
+        vals.append(as_series_array(values[idx], name))
+        rnds.append(None if rounds is None or rid in sequential else rounds[idx])
+    return Side(tuple(runs), tuple(vals), tuple(rnds))
+
+
+def as_side(x: Any, name: str, column: str) -> Side:
+    """One side from an array, a Series or a run-format DataFrame of one benchmark.
+
+    Parameters
+    ----------
+    x : array_like, Series or DataFrame
+        A DataFrame needs ``column`` (and gives runs and rounds from ``run``/``round``);
+        a Series indexed by ``round`` or by a ``(run, round)`` MultiIndex gives rounds.
+    name : str
+        Parameter name for error messages (``"a"`` or ``"b"``).
+    column : str
+        Time column of a DataFrame.
+    """
+    if isinstance(x, pd.DataFrame):
+        return _from_frame(x, name, column)
+    if isinstance(x, pd.Series):
+        idx = x.index
+        names = list(idx.names)
+        if isinstance(idx, pd.MultiIndex) and "run" in names and "round" in names:
+            frame = pd.DataFrame(
+                {
+                    "run": idx.get_level_values("run"),
+                    "round": idx.get_level_values("round"),
+                    column: x.to_numpy(),
+                }
+            )
+            return _from_frame(frame, name, column)
+        if names == ["round"]:
+            s = x.sort_index(kind="stable")
+            vals = as_series_array(s.to_numpy(), name)
+            return Side((_ROUND_SERIES,), (vals,), (s.index.to_numpy(np.int64),))
+        return Side((None,), (as_series_array(x.to_numpy(), name),), (None,))
+    return Side((None,), (as_series_array(x, name),), (None,))
+
+
+def _pair(sa: Side, sb: Side, paired: bool | None) -> tuple[bool, Matched | None]:
+    """Decide pairing; when paired return matched (a, b) arrays per run."""
+    same_runs = sa.runs == sb.runs and None not in sa.runs
+    rounds_known = all(r is not None for r in sa.rounds + sb.rounds)
+    matched: list[tuple[Float64Array, Float64Array]] = []
+    if same_runs and rounds_known:
+        for va, ra, vb, rb in zip(sa.values, sa.rounds, sb.values, sb.rounds, strict=True):
+            assert ra is not None and rb is not None  # narrowed by rounds_known
+            common, ia, ib = np.intersect1d(ra, rb, assume_unique=False, return_indices=True)
+            if common.size == 0:
+                matched = []
+                break
+            matched.append((va[ia], vb[ib]))
+    if paired is None:
+        return (bool(matched), tuple(matched) or None)
+    if not paired:
+        return False, None
+    if matched:
+        return True, tuple(matched)
+    if len(sa.values) == 1 and len(sb.values) == 1 and not rounds_known:
+        va, vb = sa.values[0], sb.values[0]
+        if va.size != vb.size:
+            raise ValueError(
+                f"paired: a and b need equal lengths to be matched by position, "
+                f"got {va.size} and {vb.size}"
+            )
+        return True, ((va, vb),)
+    raise ValueError("paired: a and b share no run with common rounds; cannot pair them")
+
+
+def choose_design(sa: Side, sb: Side, *, paired: bool | None, test: str) -> Design:
+    """The design for two sides: paired, unpaired or run level.
+
+    Parameters
+    ----------
+    sa, sb : Side
+        Baseline and candidate.
+    paired : bool or None
+        None: paired when both sides come from the same run(s) with shared rounds; True:
+        require pairing (by round, or by position for two plain arrays of equal length);
+        False: unpaired.
+    test : str
+        The requested test: an unpaired test (``welch``, ``mann-whitney``) turns automatic
+        pairing off; a paired test (``wilcoxon``, ``paired-t``) needs paired data.
+
+    Raises
+    ------
+    ValueError
+        When the request cannot be met (naming ``paired`` or ``test``).
+    """
+    is_paired, matched = _pair(sa, sb, paired)
+    if test in UNPAIRED_TESTS and is_paired:
+        if paired:
+            raise ValueError(f"test: {test!r} is an unpaired test but paired=True")
+        is_paired, matched = False, None
+    if test in PAIRED_TESTS and not is_paired:
+        raise ValueError(
+            f"test: {test!r} needs paired data (same run, shared rounds, or paired=True)"
+        )
+    findings: tuple[Finding, ...] = ()
+    if is_paired and matched is not None:
+        used = sum(m[0].size for m in matched)
+        dropped = sa.all_values.size + sb.all_values.size - 2 * used
+        if dropped:
+            findings = (
+                Finding(
+                    "unmatched-rounds",
+                    f"{dropped} sample(s) without a partner in the same round were left out",
+                    "info",
+                ),
+            )
+    multi = max(len(sa.values), len(sb.values)) > 1
+    kind: Literal["unpaired", "paired", "run-level"] = (
+        "run-level" if multi else "paired" if is_paired else "unpaired"
+    )
+    return Design(kind, is_paired, matched if is_paired else None, findings)

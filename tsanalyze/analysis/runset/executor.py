@@ -1,0 +1,120 @@
+"""Runs the jobs of a run-set analysis: serially, or in one pool of worker processes.
+
+Each job carries its own seed (:mod:`.plan`), so the results do not depend on the number
+of workers or on the order in which they finish.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import Any, TypeVar
+
+from tsanalyze._result import Finding
+from tsanalyze.analysis.compare import Comparison, compare
+from tsanalyze.analysis.runset.plan import CompareJob, SeriesJob, TrialsJob
+from tsanalyze.analysis.runset.results import TrialsRow
+from tsanalyze.analysis.series import SeriesAnalysis, analyze_series
+
+__all__ = ["Runner", "run_compare", "run_series", "run_trials"]
+
+#: below this many samples in total, worker processes cost more than they save
+_PARALLEL_MIN_SAMPLES = 100_000
+
+#: modules the worker server imports once, so that no worker pays for them
+_PRELOAD = (
+    "tsanalyze.analysis.runset.executor",
+    "tsanalyze.analysis.compare",
+    "tsanalyze.analysis.trials",
+    "tsanalyze.stats.bootstrap",
+    "statsmodels.tsa.stattools",
+)
+
+J = TypeVar("J")
+R = TypeVar("R")
+
+
+def run_series(job: SeriesJob) -> SeriesAnalysis:
+    """Analyse one series."""
+    return analyze_series(
+        job.x, benchmark=job.benchmark, run=job.run, estimator=job.estimator,
+        confidence_level=job.confidence_level, raw=job.raw, rng=job.seed, **job.inputs,
+    )  # fmt: skip
+
+
+def run_compare(job: CompareJob) -> Comparison:
+    """Make one comparison (its verdict is given again after the family's adjustment)."""
+    return compare(
+        job.a, job.b, estimator=job.estimator, confidence_level=job.confidence_level,
+        benchmark=job.benchmark, paired=job.paired, rng=job.seed,
+    )  # fmt: skip
+
+
+def run_trials(job: TrialsJob) -> TrialsRow:
+    """Summarise one benchmark's runs as trials (two-level bootstrap, steady-state agreement)."""
+    from tsanalyze.analysis.trials import estimate_trials
+
+    t = estimate_trials(
+        job.segments, job.estimator, confidence_level=job.confidence_level, rng=job.seed
+    )
+    consistent = len(set(job.classifications)) == 1
+    found = list(t.warnings)
+    if not consistent:
+        counts = {c: job.classifications.count(c) for c in dict.fromkeys(job.classifications)}
+        found.append(
+            Finding(
+                "trials-inconsistent",
+                "the runs disagree on the steady state: "
+                + ", ".join(f"{c} in {k}" for c, k in counts.items()),
+                "warning",
+            )
+        )
+    return TrialsRow.of(
+        t, benchmark=job.benchmark, runs=tuple(job.segments),
+        classifications=job.classifications, consistent=consistent, warnings=tuple(found),
+    )  # fmt: skip
+
+
+class Runner:
+    """Runs jobs serially, or in one pool of worker processes kept for every phase.
+
+    Parameters
+    ----------
+    workers : int
+        Worker processes; 1 runs everything in this process.
+    n_samples : int
+        Samples in the run set: below 100 000 a pool costs more than it saves, and none is
+        started.
+    """
+
+    def __init__(self, workers: int, n_samples: int) -> None:
+        self.pool: ProcessPoolExecutor | None = None
+        if workers > 1 and n_samples >= _PARALLEL_MIN_SAMPLES:
+            # forkserver (spawn where unavailable), never plain fork: the caller may hold
+            # threads (progress bars), and fork with threads can deadlock. The server
+            # imports the analysis once, so workers start fast.
+            methods = multiprocessing.get_all_start_methods()
+            ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+            if "forkserver" in methods:
+                ctx.set_forkserver_preload(list(_PRELOAD))
+            self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+
+    def map(self, fn: Callable[[J], R], items: Sequence[J], on_done: Callable[[], None]) -> list[R]:
+        """``[fn(item) for item in items]``, calling ``on_done()`` after each."""
+        out: list[Any] = [None] * len(items)
+        if self.pool is None:
+            for i, item in enumerate(items):
+                out[i] = fn(item)
+                on_done()
+            return out
+        futures = {self.pool.submit(fn, item): i for i, item in enumerate(items)}
+        for fut in as_completed(futures):
+            out[futures[fut]] = fut.result()
+            on_done()
+        return out
+
+    def close(self) -> None:
+        """Shut the pool down (if one was started)."""
+        if self.pool is not None:
+            self.pool.shutdown()

@@ -1,0 +1,98 @@
+"""What the ``report`` and ``compare`` commands print and write: the report on stdout (a
+terminal table or JSON), the HTML and SVG files the options ask for, a progress bar on
+stderr, and the CI exit code. The text itself is rendered in ``tsanalyze.report``; this
+module only puts it where it goes."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from tsanalyze.cli._errors import EXIT_FAIL_ON, fail
+from tsanalyze.cli._options import FailOn, OutputFormat
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tsanalyze.analysis.runset import RunAnalysis
+
+__all__ = ["progress_bar", "write_files", "write_report"]
+
+
+@contextmanager
+def progress_bar(label: str, *, quiet: bool) -> Iterator[Callable[[int, int], None] | None]:
+    """A rich progress bar on stderr, or ``None`` when quiet or stderr is not a terminal."""
+    err = Console(stderr=True)
+    if quiet or not err.is_terminal:
+        yield None
+        return
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=err, transient=True,
+    ) as bar:  # fmt: skip
+        task = bar.add_task(label, total=None)
+
+        def update(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield update
+
+
+def write_files(files: dict[Path, str], *, what: str = "the report") -> None:
+    """Write each text to its path (creating parent directories); exit 2 naming the
+    problem when a file cannot be written."""
+    try:
+        for path, text in files.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        fail(f"cannot write {what}: {exc}")
+
+
+def write_report(
+    analysis: RunAnalysis,
+    *,
+    output: OutputFormat,
+    html: Path | None,
+    plots: Path | None,
+    jobs: int | None,
+    fail_on: FailOn,
+    quiet: bool,
+) -> None:
+    """Print the report (table or JSON), write the HTML and SVG files the options ask
+    for, then exit 1 when ``--fail-on regression`` finds a slower candidate."""
+    from tsanalyze.report.document import report_json
+    from tsanalyze.report.terminal import render_terminal
+
+    if output is OutputFormat.json:
+        typer.echo(report_json(analysis))
+    else:
+        console = Console() if sys.stdout.isatty() else Console(width=160, color_system=None)
+        render_terminal(analysis, console)
+    if html is not None or plots is not None:
+        from tsanalyze.report.figure_files import figure_titles, svg_files
+        from tsanalyze.report.html import all_figures, render_html
+
+        workers = jobs if jobs is not None else (os.cpu_count() or 1)
+        titles = figure_titles(analysis)
+        with progress_bar("figures", quiet=quiet) as update:
+            figures = all_figures(analysis, titles, workers, update)
+        files: dict[Path, str] = {}
+        if plots is not None:
+            try:  # the directory even when there is no figure to put in it
+                plots.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                fail(f"cannot write the report: {exc}")
+            svgs = svg_files(analysis, titles, figures)
+            files.update({plots / name: svg for name, svg in svgs.items()})
+        if html is not None:
+            files[html] = render_html(analysis, figures=figures)
+        write_files(files)
+    if fail_on is FailOn.regression and analysis.regression:
+        raise typer.Exit(EXIT_FAIL_ON)
