@@ -62,14 +62,14 @@ DependenceKind = Literal[
 
 #: fewest samples for which dependence is measured at all
 MIN_N = 20
-#: fewest samples for the long-memory test; below, its power is too low to rule long
-#: memory out, and the aggregated-variance Hurst exponent is used conservatively instead
+#: fewest samples for the long-memory test (below, its power is too low)
 MIN_N_LONG_MEMORY = 1000
-#: below MIN_N_LONG_MEMORY, an aggregated-variance Hurst exponent above this makes the
-#: interval allow for long memory
+#: when the test does not show long memory, an aggregated-variance Hurst exponent above
+#: this makes the interval allow for it
 PLAUSIBLE_HURST = 0.6
-#: ... unless the short-memory variance-time curve fits better by this much (weighted RSS)
-SHORT_MEMORY_MARGIN = 0.5
+#: ... unless the short-memory variance-time curve fits better, judged only on curves of
+#: at least this many block lengths (fewer cannot tell the two shapes apart)
+MIN_CURVE_POINTS = 8
 #: ... and only when lag-1 exceeds this many standard errors (1 / sqrt(n))
 LAG1_Z = 1.645
 #: level of the long-memory test, and the smallest memory parameter d (H = d + 1/2) that
@@ -82,6 +82,8 @@ MAX_HURST = 0.95
 LONG_MEMORY_BLOCKS = 16
 #: fewest effective samples (n / long-run variance factor) for an honest interval
 MIN_EFFECTIVE_N = 20.0
+#: above this many samples Geyer's integrated time is not computed (see the code)
+MAX_N_GEYER = 100_000
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -392,7 +394,9 @@ def assess_dependence(
         # Pilot's rule is two-sided; negative correlation only makes block means vary
         # less than they appear to, so it does not stop an (conservative) interval
         m = _positive_subsession_size(a, threshold, min_blocks)
-    tau = integrated_autocorrelation_time(a)
+    # Geyer's tau needs an FFT of 2n; beyond MAX_N_GEYER the variance-time curve (blocks
+    # up to n / 8) bounds the correlation time on its own
+    tau = integrated_autocorrelation_time(a) if n <= MAX_N_GEYER else 1.0
     vt = variance_time(a, min_blocks=8)
     top = float(vt.ratios[-1]) if vt.ratios.size else 1.0
     lo = vt.ratios[np.searchsorted(vt.block_sizes, vt.block_sizes[-1] / 16.0)]
@@ -402,19 +406,23 @@ def assess_dependence(
     reg: Regimes = regimes(a)
     var_x = float(np.var(a, ddof=1))
 
-    if lm is not None:
-        lrd = lm.pvalue < LONG_MEMORY_ALPHA and lm.d >= LONG_MEMORY_MIN_D
-        h_lrd = lm.hurst
-        plausible = False
+    lrd = plausible = False
+    h_lrd = 0.5
+    if lm is not None and lm.pvalue < LONG_MEMORY_ALPHA and lm.d >= LONG_MEMORY_MIN_D:
+        lrd, h_lrd = True, lm.hurst
     else:
-        # too short to test: allow for the memory the variance-time curve is consistent
-        # with, unless a short-memory curve fits it clearly better
-        # with, unless a short-memory curve fits it clearly better or the samples are not
-        # even positively correlated at lag 1 (one-sided 5% test)
-        srd_better = vt.short_memory_rss < vt.long_memory_rss - SHORT_MEMORY_MARGIN
+        # not shown by the test (or too short to test): allow for the memory the
+        # variance-time curve is consistent with, unless a short-memory curve fits it
+        # better (judged from 8 block lengths on) or lag 1 is not even positive at the
+        # one-sided 5% level
+        srd_better = (
+            vt.block_sizes.size >= MIN_CURVE_POINTS
+            and vt.short_memory_rss < vt.long_memory_rss
+        )
         positive = r1 > LAG1_Z / math.sqrt(n)
-        lrd = plausible = bool(vt.hurst > PLAUSIBLE_HURST and positive and not srd_better)
-        h_lrd = vt.hurst
+        if vt.hurst > PLAUSIBLE_HURST and positive and not srd_better:
+            lrd = plausible = True
+            h_lrd = vt.hurst
     supports = True
     if lrd:
         kind: DependenceKind = "too-short" if plausible else "long-range"

@@ -49,7 +49,7 @@ from tsanalyze.stats.autocorrelation import (
     residual_inflation,
 )
 from tsanalyze.stats.bootstrap import bootstrap_ci, optimal_block_length
-from tsanalyze.stats.dependence import MIN_N, assess_dependence
+from tsanalyze.stats.dependence import MIN_N, Dependence, assess_dependence
 from tsanalyze.stats.dependent_intervals import long_range_ci
 from tsanalyze.stats.floor import floor_interval
 from tsanalyze.stats.mean_ci import (
@@ -280,6 +280,7 @@ def estimate(
     n_resamples: int | None = None,
     block_length: float | None = None,
     tick: TickArg = "auto",
+    dependence: Dependence | None = None,
 ) -> Estimate:
     """Point estimate and an honest confidence interval for one series.
 
@@ -309,6 +310,10 @@ def estimate(
         Timer resolution per evaluation (``timer.precision_ns / evals``), combined with
         the grid the values sit on (looked for from 20 samples on); ``"auto"``: the grid
         only; ``None``: the values are taken as exact.
+    dependence : Dependence, optional
+        The series' dependence assessment, when the caller already has it (default:
+        :func:`~tsanalyze.stats.dependence.assess_dependence` of ``x`` with
+        ``threshold``).
 
     Returns
     -------
@@ -316,8 +321,21 @@ def estimate(
 
     Notes
     -----
-    Dependence: m = subsession size (smallest block length whose block means have
-    |lag-1| <= threshold); m = 1 means independent.
+    Dependence (:func:`~tsanalyze.stats.dependence.assess_dependence`, issue 20): m =
+    subsession size (smallest block length whose block means have |lag-1| <= threshold);
+    m = 1 means independent. The median, mean and trimmed mean then get:
+
+    - *no honest interval* (bounds -inf and inf, method ``"unbounded"``, a serious
+      finding) when the series is too short for the dependence in it, or behaves like a
+      random walk at the scales seen (Hurst exponent >= 0.95);
+    - *a long-range interval* (methods ``"batch-means-long-range"`` and
+      ``"order-statistic-long-range"``, :func:`~tsanalyze.stats.dependent_intervals.long_range_ci`)
+      when the correlations decay slowly: the variance of 16 block means extrapolated to
+      the whole series with the Hurst exponent. From 1000 samples on long memory is
+      tested (a serious finding when found); below, where it cannot be told from
+      short-range dependence, the interval allows for the memory the variance-time curve
+      shows (an info finding);
+    - otherwise the intervals below. Regime switching adds a serious finding.
 
     *Median*: distribution-free order-statistic interval, exactly benchstat's for
     independent samples. From 20 samples on, when the Ljung–Box test (10 lags) on the
@@ -444,7 +462,9 @@ def estimate(
         )
         return result(math.nan, math.nan, "none")
 
-    dep = assess_dependence(a, threshold=threshold)
+    dep = assess_dependence(a, threshold=threshold) if dependence is None else dependence
+    if dep.n != n:
+        raise ValueError(f"dependence: is the assessment of {dep.n} samples, x has {n}")
     r1 = dep.lag1
     m = dep.subsession_size if n >= MIN_N else 1
     independent = m == 1

@@ -13,6 +13,7 @@ The verdict is not made here: :mod:`.verdicts` makes it from the outcome's CI an
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Literal
@@ -22,6 +23,7 @@ from scipy import special, stats
 
 from tsanalyze._result import Finding
 from tsanalyze._typing import Float64Array
+from tsanalyze.analysis.compare import dependent
 from tsanalyze.analysis.compare.sides import Matched, Side
 from tsanalyze.stats import paired as sp
 from tsanalyze.stats import two_sample as ts
@@ -143,9 +145,28 @@ def _combined_ci(
     return math.exp(r - z * se_log), math.exp(r + z * se_log), se_log, findings
 
 
+def _from_side_intervals(
+    x: Float64Array, y: Float64Array, deps: tuple[dependent.Dependence, dependent.Dependence],
+    opts: Options, gen: np.random.Generator, paired: bool,
+) -> Outcome:  # fmt: skip
+    """Issue 20: the ratio from each side's own honest interval (see :mod:`.dependent`)."""
+    f = dependent.side_intervals(x, y, deps, opts.estimator, opts.confidence_level, gen)
+    findings = list(f.pop("findings"))  # type: ignore[call-overload]
+    shift = float(np.median(y - x)) if paired else ts.hodges_lehmann(x, y)
+    return Outcome(
+        paired=paired, unit="round" if paired else "sample", n_a=int(x.size), n_b=int(y.size),
+        block_size_a=int(deps[0].block_size), block_size_b=int(deps[1].block_size),
+        n_removed=0, shift=shift, ci_overlap=None, drift=None, findings=tuple(findings),
+        **f,  # type: ignore[arg-type]
+    )  # fmt: skip
+
+
 def unpaired(x: Float64Array, y: Float64Array, opts: Options, gen: np.random.Generator) -> Outcome:
     """Two independent series: tests on subsession means, CI of the estimator ratio."""
     estimator, test, confidence_level = opts.estimator, opts.test, opts.confidence_level
+    deps = dependent.assess_sides(x, y, opts.subsession_threshold)
+    if not all(dependent.handled_by_blocks(d) for d in deps):
+        return _from_side_intervals(x, y, deps, opts, gen, paired=False)
     bsa = subsession_block_size(x, opts.subsession_threshold, label="a")
     bsb = subsession_block_size(y, opts.subsession_threshold, label="b")
     findings: list[Finding] = [*bsa.warnings, *bsb.warnings]
@@ -222,6 +243,14 @@ def paired(x: Float64Array, y: Float64Array, opts: Options, gen: np.random.Gener
                 )
             )
         x, y, d = x[tf.keep], y[tf.keep], d[tf.keep]
+    if not dependent.handled_by_blocks(
+        dependent.assess_dependence(d, threshold=opts.subsession_threshold)
+    ):
+        deps = dependent.assess_sides(x, y, opts.subsession_threshold)
+        out = _from_side_intervals(x, y, deps, opts, gen, paired=True)
+        return dataclasses.replace(
+            out, n_removed=int(n_removed), findings=(*findings, *out.findings)
+        )
     bs = subsession_block_size(d, opts.subsession_threshold, label="differences")
     findings += bs.warnings
     m = bs.block_size
