@@ -62,7 +62,7 @@ def run_format_page() -> str:
     lines += [
         "\n`tsanalyze.read_runs` adds two derived columns: `time_ns_raw` = `ns / evals` and "
         "`time_ns` = (`ns` − timer overhead) / `evals`, the per-evaluation time with the cost "
-        "of reading the clock subtracted (seed 004, Ou). The run metadata of every file read "
+        "of reading the clock subtracted (Ou 2020). The run metadata of every file read "
         "is in `df.attrs[\"runs\"]` (run id → metadata object).\n\n",
         "## Metadata\n\n",
         f"The Parquet file metadata holds one key, `{schema.METADATA_KEY}`, whose value is a "

@@ -37,7 +37,9 @@ def _same(a: object, b: object) -> bool:
 @pytest.fixture(scope="module")
 def frame() -> pd.DataFrame:
     """Two runs of two interleaved benchmarks (a warm-up in run 1), rows shuffled."""
-    r1 = simulate_run({"fast": 1000.0, "slow": 1300.0}, n_rounds=150, warmup=(30, 0.5), run="run-1", rng=1)
+    r1 = simulate_run(
+        {"fast": 1000.0, "slow": 1300.0}, n_rounds=150, warmup=(30, 0.5), run="run-1", rng=1
+    )
     r2 = simulate_run({"fast": 1000.0, "slow": 1200.0}, n_rounds=120, run="run-2", rng=2)
     df = pd.concat([r1.frame, r2.frame], ignore_index=True)
     for col in ("benchmark", "run"):
@@ -59,7 +61,9 @@ def test_accessors_are_registered_on_import() -> None:
 
 def test_every_wrapped_function_is_public() -> None:
     for method, fn in WRAPS.items():
-        assert fn in tsanalyze._API, f"accessor .tsa.{method} wraps tsanalyze.{fn}, which is not public"
+        assert fn in tsanalyze._API, (
+            f"accessor .tsa.{method} wraps tsanalyze.{fn}, which is not public"
+        )
         assert callable(getattr(TsaSeriesAccessor, method))
         assert callable(getattr(TsaDataFrameAccessor, method))
 
@@ -103,7 +107,9 @@ def test_series_of_strings_is_rejected() -> None:
 # --- DataFrame: per series, stacked under the keys ------------------------------------------
 
 
-def _expected(df: pd.DataFrame, fn: str, keys: list[str], column: str = "time_ns", **kw: Any) -> pd.DataFrame:
+def _expected(
+    df: pd.DataFrame, fn: str, keys: list[str], column: str = "time_ns", **kw: Any
+) -> pd.DataFrame:
     parts = []
     grouped = df.groupby(keys, observed=True, sort=True) if keys else [((), df)]
     for key, g in grouped:
@@ -144,7 +150,9 @@ def test_frame_grouping(frame: pd.DataFrame, by: str | list[str]) -> None:
 
 def test_frame_other_column(frame: pd.DataFrame) -> None:
     got = frame.tsa.outliers(column="time_ns_raw")
-    _assert_frames_equal(got, _expected(frame, "tukey_fences", ["run", "benchmark"], column="time_ns_raw"))
+    _assert_frames_equal(
+        got, _expected(frame, "tukey_fences", ["run", "benchmark"], column="time_ns_raw")
+    )
     assert not got.equals(frame.tsa.outliers())
 
 
@@ -195,7 +203,9 @@ def test_rows_with_missing_keys_are_not_a_series(frame: pd.DataFrame) -> None:
         ({"column": "run", "by": "run"}, "column"),
     ],
 )
-def test_frame_bad_arguments_name_the_parameter(frame: pd.DataFrame, kwargs: dict[str, Any], match: str) -> None:
+def test_frame_bad_arguments_name_the_parameter(
+    frame: pd.DataFrame, kwargs: dict[str, Any], match: str
+) -> None:
     with pytest.raises(ValueError, match=match):
         frame.tsa.outliers(**kwargs)
 
@@ -214,17 +224,31 @@ def test_summary_one_row_per_series_equal_to_the_per_series_analysis(frame: pd.D
 
     got = frame.tsa.summary(rng=1)
     assert len(got) == 4
-    for col in ("run", "benchmark", "n", "stable_share", "estimate", "ci_low", "ci_high",
-                "confidence_level", "subsession_size", "warnings"):
+    for col in (
+        "run",
+        "benchmark",
+        "n",
+        "stable_share",
+        "estimate",
+        "ci_low",
+        "ci_high",
+        "confidence_level",
+        "subsession_size",
+        "warnings",
+    ):
         assert col in got.columns, col
     parts = []
     for (run, bench), g in frame.groupby(["run", "benchmark"], observed=True, sort=True):
         g = g.sort_values("sample")
         # what `tsanalyze report` passes for each series
         row = analyze_series(
-            g["time_ns"].to_numpy(), benchmark=str(bench), run=str(run),
-            evals=int(np.median(g["evals"])), sample_ns=g["ns"].to_numpy(),
-            timer=frame.attrs["runs"][run]["timer"], rng=1,
+            g["time_ns"].to_numpy(),
+            benchmark=str(bench),
+            run=str(run),
+            evals=int(np.median(g["evals"])),
+            sample_ns=g["ns"].to_numpy(),
+            timer=frame.attrs["runs"][run]["timer"],
+            rng=1,
         ).to_frame()
         parts.append(row)
     want = pd.concat(parts, ignore_index=True)
@@ -258,26 +282,37 @@ def test_compare_runs_equals_compare_runs(frame: pd.DataFrame) -> None:
     from tsanalyze.analysis.compare import compare_runs
 
     got = frame.tsa.compare("run-1", "run-2", rng=5)
-    want = compare_runs(frame[frame["run"] == "run-1"], frame[frame["run"] == "run-2"], rng=5).to_frame()
+    want = compare_runs(
+        frame[frame["run"] == "run-1"], frame[frame["run"] == "run-2"], rng=5
+    ).to_frame()
     _assert_frames_equal(got, want)
     assert len(got) == 2  # the two benchmarks both runs hold
 
 
-def test_compare_benchmarks_equals_compare(frame: pd.DataFrame) -> None:
+def test_compare_benchmarks_equals_compare_on_the_stable_segments(frame: pd.DataFrame) -> None:
+    from tsanalyze.analysis._seed import family_seeds
+    from tsanalyze.analysis.series import stable_rows
+
     a, b = frame[frame["benchmark"] == "fast"], frame[frame["benchmark"] == "slow"]
     got = frame.tsa.compare("fast", "slow", between="benchmark", rng=5)
-    _assert_frames_equal(got, tsanalyze.compare(a, b, rng=5).to_frame())
+    # each series cut to its stable segment, the seed the report gives a family's comparison
+    want = tsanalyze.compare(stable_rows(a), stable_rows(b), rng=family_seeds(5, 1)[0])
+    _assert_frames_equal(got, want.to_frame())
     assert len(got) == 1
+    whole = frame.tsa.compare("fast", "slow", between="benchmark", rng=5, raw=True)
+    _assert_frames_equal(whole, tsanalyze.compare(a, b, rng=family_seeds(5, 1)[0]).to_frame())
 
 
-def test_compare_benchmarks_per_run(frame: pd.DataFrame) -> None:
+def test_compare_benchmarks_per_run_equals_the_report(frame: pd.DataFrame) -> None:
     got = frame.tsa.compare("fast", "slow", between="benchmark", by="run", rng=5)
     assert list(got["run"]) == ["run-1", "run-2"]
+    # the numbers of `tsanalyze report --baseline-benchmark fast` (each run its own side)
+    report = tsanalyze.analyze(frame, baseline_benchmark="fast", rng=5)
+    rows = {c.run: c for c in report.comparisons if c.kind == "benchmark"}
     for run in ("run-1", "run-2"):
-        g = frame[frame["run"] == run]
-        want = tsanalyze.compare(g[g["benchmark"] == "fast"], g[g["benchmark"] == "slow"], rng=5).to_frame()
-        row = got[got["run"] == run].drop(columns="run").reset_index(drop=True)
-        _assert_frames_equal(row, want.drop(columns=[c for c in ("run",) if c in want.columns]))
+        row = got[got["run"] == run].iloc[0]
+        for col in ("ratio", "ci_low", "ci_high", "pvalue", "statistic"):
+            assert row[col] == pytest.approx(getattr(rows[run], col), rel=1e-12), (run, col)
     # the candidate is slower in both runs: the verdict must see it
     assert set(got["verdict"]) == {"slower"}
 
@@ -298,7 +333,9 @@ def test_compare_skips_groups_without_both_sides(frame: pd.DataFrame) -> None:
         (("fast", "slow"), {"between": "benchmark", "by": "benchmark"}, "by"),
     ],
 )
-def test_compare_bad_arguments(frame: pd.DataFrame, args: tuple[str, str], kwargs: dict[str, Any], match: str) -> None:
+def test_compare_bad_arguments(
+    frame: pd.DataFrame, args: tuple[str, str], kwargs: dict[str, Any], match: str
+) -> None:
     with pytest.raises(ValueError, match=match):
         frame.tsa.compare(*args, **kwargs)
 

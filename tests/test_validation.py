@@ -42,7 +42,7 @@ def test_a_strided_view_is_copied_contiguous() -> None:
 
 
 def test_series_refusals_name_the_parameter_and_the_place() -> None:
-    _refused(as_series_array, ["a", "b"], "times", match=r"^times: cannot be read as numbers")
+    _refused(as_series_array, ["a", "b"], "times", match=r"^times: expected real numbers, got strings")
     _refused(as_series_array, np.ones((2, 3)), match=r"^x: expected a 1-d series.*\(2, 3\)")
     _refused(as_series_array, [1.0, 2.0, np.nan], match=r"^x: value at index 2 is nan")
     _refused(as_series_array, [np.inf, 1.0], match=r"^x: value at index 0 is inf")
@@ -108,3 +108,73 @@ def test_a_generator_is_used_as_is_and_no_seed_recorded() -> None:
 @pytest.mark.parametrize("rng", [-1, 1.5, True, "7", np.random.RandomState(1)])
 def test_other_rngs_are_refused(rng: object) -> None:
     _refused(check_rng, rng, match=r"^rng: expected an int seed >= 0, a numpy Generator or None")
+
+
+# ------------------------------------------------------------------- issue 18: hostile input
+@pytest.mark.parametrize(
+    ("x", "match"),
+    [
+        (np.array([1.0, 2.0]) + 1j, "got complex numbers"),
+        (np.array([True, False, True]), "got booleans"),
+        (np.arange(3).astype("datetime64[ns]"), "got datetimes"),
+        (np.arange(1, 4).astype("timedelta64[ns]"), "got timedeltas"),
+        (np.array(["1.5", "2.5"]), "got strings"),
+        (np.array([1.0, True], dtype=object), "index 1 is True"),
+        (np.array([1.0, "2"], dtype=object), "index 1 is '2'"),
+        (np.float64(5.0), "expected a 1-d series, got a single number"),
+        (np.ma.array([1.0, 2.0, 3.0], mask=[False, True, False]), "masked array with 1 masked value"),
+        (pd.Series([1.0, 2.0]).astype(bool), "got dtype bool"),
+        (pd.Series([1 + 1j, 2 + 0j]), "got dtype complex"),
+        (np.array([1.0, 1e151]), r"index 1 is 1e\+151; values beyond 1e\+150"),
+    ],
+)
+def test_series_of_the_wrong_kind_are_refused_not_converted(x: object, match: str) -> None:
+    # before: complex lost its imaginary part, booleans became 0/1, datetimes their ns
+    # counts, strings were parsed, a 0-d value became a series of one, a masked array lost
+    # its mask
+    _refused(as_series_array, x, match=match)
+
+
+def test_masked_arrays_without_masked_values_and_nullable_series_are_read() -> None:
+    assert list(as_series_array(np.ma.array([1.0, 2.0], mask=[False, False]))) == [1.0, 2.0]
+    _refused(as_series_array, pd.Series([1.0, None, 3.0], dtype="Float64"), match="index 1 is nan")
+    assert list(as_series_array(np.array([1, 2.5], dtype=object))) == [1.0, 2.5]
+
+
+ENTRY_POINTS = {
+    "estimate": lambda x: __import__("tsanalyze").estimate(x, rng=1),
+    "steady_state": lambda x: __import__("tsanalyze").steady_state(x),
+    "autocorrelation": lambda x: __import__("tsanalyze").autocorrelation(x),
+    "changepoints": lambda x: __import__("tsanalyze").changepoints(x),
+    "compare": lambda x: __import__("tsanalyze").compare(x, np.full(40, 100.0) + np.arange(40), rng=1),
+    ".tsa.estimate": lambda x: pd.Series(x).tsa.estimate(rng=1),
+    ".tsa.steady_state": lambda x: pd.Series(x).tsa.steady_state(),
+}
+
+
+@pytest.mark.parametrize("entry", sorted(ENTRY_POINTS))
+@pytest.mark.parametrize("bad", [-1096.8, 0.0])
+def test_every_entry_point_refuses_times_at_or_below_zero(entry: str, bad: float) -> None:
+    # before: estimate gave -1096.8 ns, steady_state, autocorrelation, changepoints and
+    # .tsa accepted it silently while compare refused it
+    x = np.full(40, 100.0) + np.arange(40)
+    x[7] = bad
+    with pytest.raises(InvalidArgumentError, match=rf"value at index 7 is {bad!r}; times must be > 0"):
+        ENTRY_POINTS[entry](x)
+
+
+@pytest.mark.parametrize("entry", sorted(ENTRY_POINTS))
+def test_every_entry_point_refuses_1e308_scale_data(entry: str) -> None:
+    # before: the median of 1e308-scale data was inf with a finite CI
+    x = (np.full(40, 1.0) + np.arange(40) / 100) * 1e308
+    with pytest.raises(InvalidArgumentError, match="values beyond 1e\\+150"):
+        ENTRY_POINTS[entry](x)
+
+
+def test_large_but_representable_data_gives_finite_estimates() -> None:
+    import tsanalyze
+
+    x = (np.full(60, 1.0) + np.random.default_rng(1).random(60)) * 1e149
+    e = tsanalyze.estimate(x, rng=1)
+    assert np.isfinite([e.estimate, e.ci_low, e.ci_high]).all()
+    assert e.ci_low <= e.estimate <= e.ci_high

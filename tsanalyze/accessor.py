@@ -30,6 +30,9 @@ from typing import TYPE_CHECKING, Any, Concatenate, Generic, Literal, ParamSpec,
 import numpy as np
 import pandas as pd
 
+from tsanalyze._validation import real_numbers
+from tsanalyze.errors import InvalidArgumentError
+
 if TYPE_CHECKING:  # pragma: no cover
     import tsanalyze as _api
     from tsanalyze._result import Result
@@ -84,9 +87,7 @@ def _to_frame(result: Any) -> pd.DataFrame:
 
 def _series_values(s: pd.Series) -> np.ndarray:
     """The values of a Series as float64 (missing values become NaN for the function to reject)."""
-    if not (pd.api.types.is_numeric_dtype(s.dtype) or s.dtype == object):
-        raise ValueError(f"series: expected numeric times, got dtype {s.dtype}")
-    return np.asarray(s.to_numpy(dtype=np.float64, na_value=np.nan), dtype=np.float64)
+    return np.asarray(real_numbers(s, "series"), dtype=np.float64)
 
 
 def _by_iv(df: pd.DataFrame, by: By, column: str | None) -> list[str]:
@@ -99,16 +100,16 @@ def _by_iv(df: pd.DataFrame, by: By, column: str | None) -> list[str]:
         keys = [str(k) for k in by]
     missing = [k for k in keys if k not in df.columns]
     if missing:
-        raise ValueError(f"by: column(s) {', '.join(map(repr, missing))} not in the frame")
+        raise InvalidArgumentError(f"by: column(s) {', '.join(map(repr, missing))} not in the frame")
     if len(set(keys)) != len(keys):
-        raise ValueError(f"by: repeated column in {keys!r}")
+        raise InvalidArgumentError(f"by: repeated column in {keys!r}")
     if column is not None:
         if column not in df.columns:
-            raise ValueError(f"column: {column!r} is not a column of the frame")
+            raise InvalidArgumentError(f"column: {column!r} is not a column of the frame")
         if not pd.api.types.is_numeric_dtype(df[column].dtype):
-            raise ValueError(f"column: {column!r} is not numeric (dtype {df[column].dtype})")
+            raise InvalidArgumentError(f"column: {column!r} is not numeric (dtype {df[column].dtype})")
         if column in keys:
-            raise ValueError(f"column: {column!r} is also a grouping column in by")
+            raise InvalidArgumentError(f"column: {column!r} is also a grouping column in by")
     return keys
 
 
@@ -389,7 +390,10 @@ class TsaDataFrameAccessor(_Analyses):
             The time column (default ``"time_ns"``).
         **kwargs
             Passed on (``estimator``, ``threshold``, ``alpha``, ``confidence_level``,
-            ``rng``, and ``adjust`` for ``between="run"``).
+            ``rng``, and ``adjust`` for ``between="run"``). ``raw=True`` compares whole
+            series; by default each (run, benchmark) series is cut to its stable segment
+            first, as ``tsanalyze report`` does, and ``rng`` is the root seed (default 0)
+            the command line uses, so the two give the same numbers on the same files.
 
         Returns
         -------
@@ -402,16 +406,16 @@ class TsaDataFrameAccessor(_Analyses):
         Holm, Scand. J. Statist. 6 (1979).
         """
         if between not in ("run", "benchmark"):
-            raise ValueError(f"between: expected 'run' or 'benchmark', got {between!r}")
+            raise InvalidArgumentError(f"between: expected 'run' or 'benchmark', got {between!r}")
         if between not in self._df.columns:
-            raise ValueError(f"between: the frame has no {between!r} column")
+            raise InvalidArgumentError(f"between: the frame has no {between!r} column")
         df = self._df
         for name, value in (("baseline", baseline), ("candidate", candidate)):
             if not (df[between].astype(str) == str(value)).any():
-                raise ValueError(f"{name}: no rows with {between} == {value!r}")
+                raise InvalidArgumentError(f"{name}: no rows with {between} == {value!r}")
         if between == "run":
             if by is not None:
-                raise ValueError("by: only used with between='benchmark'")
+                raise InvalidArgumentError("by: only used with between='benchmark'")
             _by_iv(df, [], column)
             compare_runs = _resolve(_api.compare_runs)
             side_a = df[df["run"].astype(str) == str(baseline)]
@@ -419,17 +423,24 @@ class TsaDataFrameAccessor(_Analyses):
             return compare_runs(side_a, side_b, column=column, **kwargs).to_frame()
         keys = _by_iv(df, [] if by is None else by, column)
         if "benchmark" in keys:
-            raise ValueError("by: cannot group by 'benchmark' when comparing benchmarks")
+            raise InvalidArgumentError("by: cannot group by 'benchmark' when comparing benchmarks")
         fn = _resolve(_api.compare)
+        from tsanalyze.analysis._seed import family_seeds, root_seed
+        from tsanalyze.analysis.series import stable_rows
+
+        raw = bool(kwargs.pop("raw", False))
+        # the seed the report gives the one comparison of a family (see family_seeds)
+        kwargs["rng"] = family_seeds(root_seed(kwargs.get("rng")), 1)[0]
         parts = []
         for labels, g in _groups(df, keys):
             names = g["benchmark"].astype(str)
             a, b = g[names == str(baseline)], g[names == str(candidate)]
             if len(a) == 0 or len(b) == 0:
                 continue  # this group holds only one side: nothing to compare
+            a, b = stable_rows(a, raw=raw, column=column), stable_rows(b, raw=raw, column=column)
             parts.append((labels, fn(a, b, column=column, **kwargs).to_frame()))
         if not parts:
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"by: no group holds both {baseline!r} and {candidate!r}; nothing to compare"
             )
         return _stack(keys, parts)

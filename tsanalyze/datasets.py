@@ -1,8 +1,8 @@
 """Seeded synthetic timing data with known truth.
 
-The simulator follows the delay-factor model of seed 000: the time of one evaluation
-is a true time ``t0`` plus delays that only ever *add* time. Each of K delay factors
-fires a Poisson number of times per evaluation, each firing costing an exponential
+The simulator follows the delay-factor model of Chen et al. (2016) [1]_: the time of one
+evaluation is a true time ``t0`` plus delays that only ever *add* time. Each of K delay
+factors fires a Poisson number of times per evaluation, each firing costing an exponential
 amount of time with the factor's own scale. On top of that: timer overhead and
 quantisation, optional warm-up decay, level shifts, slow drift, AR(1) dependence and
 bimodal regimes across runs. Other noise families (Gaussian, Student-t(3), t(3) plus
@@ -14,8 +14,9 @@ statistical tests can check coverage, false-alarm rates and power.
 
 References
 ----------
-seed 000: Chen, Revels, Edelman, "Robust benchmarking in noisy environments",
-IEEE HPEC 2016 (delay-factor model, Eq. 1–4).
+.. [1] Chen, J., Revels, J., & Edelman, A. (2016). Robust benchmarking in noisy
+   environments. IEEE High Performance Extreme Computing Conference (HPEC 2016), §III, the
+   delay-factor model, Eqs. 1–4. arXiv:1608.04295.
 """
 
 from __future__ import annotations
@@ -38,17 +39,23 @@ from tsanalyze.schema import SCHEMA_VERSION
 __all__ = [
     "DEFAULT_DELAYS",
     "FREQUENT_DELAYS",
+    "MIN_RELATIVE_TIME",
+    "RARE_DELAYS",
     "DelayFactor",
     "NoiseKind",
     "SimulatedRun",
     "SimulatedSeries",
     "Truth",
+    "WarmupShape",
+    "simulate_rare_delays",
     "simulate_run",
     "simulate_series",
     "simulate_trials",
 ]
 
 NoiseKind = Literal["gaussian", "t3", "t3-spikes", "delay"]
+#: the smallest time a simulated sample takes, relative to t0 (times are > 0)
+MIN_RELATIVE_TIME = 1e-3
 _NOISE_KINDS = ("gaussian", "t3", "t3-spikes", "delay")
 #: Length of the seeded simulation that estimates population quantities.
 _TRUTH_N = 1_000_000
@@ -57,7 +64,7 @@ _TRUTH_SEED = 20161013
 
 @dataclass(frozen=True, slots=True)
 class DelayFactor:
-    """One source of delay (seed 000, Eq. 2): fires ``rate`` times per evaluation on
+    """One source of delay (Chen et al. 2016, Eq. 2): fires ``rate`` times per evaluation on
     average (Poisson); each firing costs Exp(mean ``relative_scale`` × scale × t0)."""
 
     name: str
@@ -199,6 +206,7 @@ def _series(
     n: int, *, t0: float, noise: str, scale: float, phi: float, spike_rate: float,
     spike_scale: float, warmup: tuple[int, float] | None, shifts: Sequence[tuple[int, float]],
     drift: float, evals: int, delays: tuple[DelayFactor, ...], rng: np.random.Generator,
+    warmup_shape: str = "exp",
 ) -> SimulatedSeries:
     _simulate_iv(n, noise, scale, phi)
     if not t0 > 0:
@@ -219,10 +227,13 @@ def _series(
         length, amplitude = int(warmup[0]), float(warmup[1])
         if not 0 < length < n:
             raise ValueError(f"warmup: length must be in 1..{n - 1}, got {length}")
-        i = np.arange(length)
-        x[:length] += amplitude * t0 * np.exp(-5.0 * i / length)
+        x[:length] += amplitude * t0 * _warmup_profile(length, warmup_shape)
         warmup_end = length
         cps.append(length)
+    # a time is > 0: the rare draw of a symmetric family that would put a sample at or
+    # below 0 (a t3 draw beyond -1/scale) is set to MIN_RELATIVE_TIME * t0 instead (the
+    # median and trimmed mean are untouched; the mean moves by ~1e-6 relative at scale 0.02)
+    np.maximum(x, MIN_RELATIVE_TIME * t0, out=x)
     med, mean, tmean = _population(noise, scale, phi, spike_rate, spike_scale, delays)
     final = float(level[-1])
     truth = Truth(
@@ -246,6 +257,7 @@ def simulate_series(
     shifts: Sequence[tuple[int, float]] = (),
     drift: float = 0.0,
     delays: Sequence[DelayFactor] = DEFAULT_DELAYS,
+    warmup_shape: WarmupShape = "exp",
     rng: RNGType = None,
 ) -> SimulatedSeries:
     """Simulate one series of per-evaluation times in nanoseconds.
@@ -257,7 +269,7 @@ def simulate_series(
     t0 : float
         True time of one evaluation (ns), before any delay.
     noise : {"delay", "gaussian", "t3", "t3-spikes"}
-        ``delay``: delay-factor model of seed 000 (noise only adds time); ``gaussian``:
+        ``delay``: delay-factor model of Chen et al. 2016 (noise only adds time); ``gaussian``:
         symmetric with sd ``scale*t0``; ``t3``: Student-t(3) with scale ``scale*t0``;
         ``t3-spikes``: t3 plus, with probability ``spike_rate``, a spike of
         ``spike_scale*scale*t0*(1 + Exp(1))``.
@@ -269,7 +281,8 @@ def simulate_series(
     spike_rate, spike_scale : float
         Spikes of ``t3-spikes``.
     warmup : (int, float), optional
-        ``(length, amplitude)``: adds ``amplitude*t0*exp(-5 i/length)`` to sample i < length.
+        ``(length, amplitude)``: adds ``amplitude*t0*w(i)`` to sample i < length, with the
+        profile w of ``warmup_shape``.
     shifts : sequence of (int, float)
         ``(at_sample, relative_change)``: the level is multiplied by ``1+relative_change``
         from ``at_sample`` on.
@@ -277,6 +290,10 @@ def simulate_series(
         Relative change of the level over the whole series (linear).
     delays : sequence of DelayFactor
         Delay factors of the ``delay`` model.
+    warmup_shape : {"exp", "linear"}
+        ``"exp"``: w(i) = exp(−5 i/length), a large fast decay (1% of the amplitude is
+        left at the end); ``"linear"``: w(i) = 1 − i/length, a small slow decay that
+        reaches the final level exactly at ``length`` (JIT warm-ups of a few %).
     rng : int, Generator or None
         Seed or generator.
 
@@ -287,15 +304,17 @@ def simulate_series(
 
     Notes
     -----
-    Time of sample i: ``x_i = level_i (1 + z_i) + w_i`` with ``z`` the relative noise and
-    ``w`` the warm-up term. The truth's median/mean/trimmed mean are those of
+    Time of sample i: ``x_i = max(level_i (1 + z_i) + w_i, 10⁻³ t0)`` with ``z`` the
+    relative noise and ``w`` the warm-up term (the floor only touches the rare samples a
+    symmetric family would make non-positive: times are > 0). The truth's median/mean/trimmed mean are those of
     ``final_level (1 + z)``; for the symmetric families they equal the level exactly,
     otherwise they come from a seeded simulation of 10⁶ draws (cached).
 
     References
     ----------
-    seed 000: Chen, Revels, Edelman, "Robust benchmarking in noisy environments",
-    IEEE HPEC 2016.
+    .. [1] Chen, J., Revels, J., & Edelman, A. (2016). Robust benchmarking in noisy
+       environments. IEEE High Performance Extreme Computing Conference (HPEC 2016), §III,
+       the delay-factor model. arXiv:1608.04295.
 
     Examples
     --------
@@ -307,7 +326,7 @@ def simulate_series(
     return _series(
         n, t0=t0, noise=noise, scale=scale, phi=phi, spike_rate=spike_rate,
         spike_scale=spike_scale, warmup=warmup, shifts=shifts, drift=drift, evals=1,
-        delays=tuple(delays), rng=gen,
+        delays=tuple(delays), rng=gen, warmup_shape=_warmup_shape_iv(warmup_shape),
     )
 
 
@@ -348,7 +367,7 @@ def simulate_run(
     evals : int
         Evaluations per sample.
     interleave : bool
-        One sample of every benchmark per round in a shuffled order (seed 002); else
+        One sample of every benchmark per round in a shuffled order (zenbench); else
         each benchmark's series runs to completion in turn.
     timer_overhead_ns, timer_resolution_ns : float
         Added to every sample's elapsed time and used to quantise it.
@@ -371,8 +390,14 @@ def simulate_run(
 
     References
     ----------
-    seed 000 (delay factors, timer resolution); seed 002 (interleaved shuffled rounds);
-    seed 004 (timer overhead in every sample).
+    .. [1] Chen, J., Revels, J., & Edelman, A. (2016). Robust benchmarking in noisy
+       environments. IEEE High Performance Extreme Computing Conference (HPEC 2016),
+       §II–III, delay factors and timer resolution. arXiv:1608.04295.
+    .. [2] zenbench documentation, "Methodology" (interleaved shuffled rounds).
+       https://github.com/imazen/zenbench
+    .. [3] Ou, C. (2020). Eliminating a source of measurement errors in benchmarks (the
+       timer overhead in every sample).
+       https://changkun.de/blog/posts/eliminating-a-source-of-measurement-errors-in-benchmarks
     """
     gen, seed = check_rng(rng)
     check_positive_int(n_rounds, "n_rounds")
@@ -459,7 +484,7 @@ def simulate_trials(n_trials: int, *, rng: RNGType = None, **kwargs: object) -> 
     """Simulate ``n_trials`` runs (process-level repetitions) of the same benchmarks.
 
     Keyword arguments go to :func:`simulate_run` (``regime_prob``/``regime_shift`` give
-    bimodal behaviour across runs, as seed 000 Figs. 3–4 observe). Returns the runs
+    bimodal behaviour across runs, as Chen et al. 2016, Figs. 3–4 observe). Returns the runs
     concatenated; ``truth`` is that of the last run (the truth of the noise does not
     depend on the run unless a regime is drawn: see each run's metadata).
     """
@@ -471,3 +496,97 @@ def simulate_trials(n_trials: int, *, rng: RNGType = None, **kwargs: object) -> 
     frame["run"] = frame["run"].astype(str).astype("category")
     frame.attrs["runs"] = {k: v for r in runs for k, v in r.frame.attrs["runs"].items()}
     return SimulatedRun(frame=frame, truth=runs[-1].truth)
+
+
+# --- issue 22/17: warm-up shapes and rare-delay series with timer ticks ---------------
+
+WarmupShape = Literal["exp", "linear"]
+
+#: rare fixed-size delays of the issue 22 study: (rate per evaluation, size in ns)
+RARE_DELAYS: tuple[tuple[float, float], ...] = ((0.3, 40.0), (0.01, 900.0))
+
+
+def _warmup_shape_iv(shape: str) -> str:
+    if shape not in ("exp", "linear"):
+        raise ValueError(f"warmup_shape: expected 'exp' or 'linear', got {shape!r}")
+    return shape
+
+
+def _warmup_profile(length: int, shape: str) -> Float64Array:
+    """Warm-up excess over the final level, relative to the amplitude, for i < length."""
+    i = np.arange(length, dtype=np.float64)
+    if shape == "linear":
+        return 1.0 - i / length
+    out: Float64Array = np.exp(-5.0 * i / length)
+    return out
+
+
+def simulate_rare_delays(
+    n: int,
+    *,
+    t0: float = 100.0,
+    jitter: float = 2.0,
+    delays: Sequence[tuple[float, float]] = RARE_DELAYS,
+    tick: float = 1.0,
+    shifts: Sequence[tuple[int, float]] = (),
+    size: int | None = None,
+    rng: RNGType = None,
+) -> Float64Array:
+    """Independent samples with rare, fixed-size delays, read by a timer with coarse ticks.
+
+    Sample i is ``tick * round((level_i + jitter Z_i + sum_k size_k N_ik) / tick)`` with
+    Z_i standard normal and N_ik ~ Poisson(rate_k) the number of delays of kind k (each
+    costs exactly its ``size``). With the defaults (t0 = 100 ns, jitter 2 ns, 40 ns
+    delays at rate 0.3 and 900 ns ones at rate 0.01, 1 ns ticks) about a quarter of the
+    samples carry a delay and most values are tied: the series change-point tests met in
+    issue 22, where replacing the delayed samples by local medians invented shifts.
+
+    Parameters
+    ----------
+    n : int
+        Samples per series.
+    t0 : float
+        Level before any shift (ns).
+    jitter : float
+        Sd of the Gaussian part (ns).
+    delays : sequence of (rate, size)
+        Kinds of delay: Poisson rate per sample and the time each firing adds (ns).
+    tick : float
+        Timer resolution (ns); values are rounded to multiples of it (at least one tick).
+    shifts : sequence of (int, float)
+        ``(at_sample, relative_change)``: the level is multiplied by ``1 + relative_change``
+        from ``at_sample`` on.
+    size : int, optional
+        Number of independent series (rows); default one series, 1-d.
+    rng : int, Generator or None
+        Seed or generator.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n,)`` or ``(size, n)``.
+
+    Examples
+    --------
+    >>> x = simulate_rare_delays(1000, rng=1)
+    >>> x.shape, float(np.median(x))
+    ((1000,), 101.0)
+    """
+    n = check_positive_int(n, "n")
+    rows = 1 if size is None else check_positive_int(size, "size")
+    if not (t0 > 0 and jitter >= 0 and tick > 0):
+        raise ValueError("t0 and tick must be > 0 and jitter >= 0")
+    for rate, cost in delays:
+        if not (rate >= 0 and cost >= 0):
+            raise ValueError(f"delays: rates and sizes must be >= 0, got {(rate, cost)!r}")
+    gen, _ = check_rng(rng)
+    level = np.full(n, float(t0))
+    for at, rel in sorted(shifts):
+        if not 0 < at < n:
+            raise ValueError(f"shifts: change at sample {at} is outside 1..{n - 1}")
+        level[at:] *= 1.0 + rel
+    x = level + jitter * gen.standard_normal((rows, n))
+    for rate, cost in delays:
+        x += cost * gen.poisson(rate, (rows, n))
+    out: Float64Array = np.maximum(np.round(x / tick), 1.0) * tick
+    return out[0] if size is None else out

@@ -37,9 +37,14 @@ import numpy as np
 from scipy import integrate, optimize, signal
 from scipy.stats import norm
 
+# datasets first: it imports pandas before _validation does (importing pandas from inside
+# _validation registers the .tsa accessor, which needs _validation complete)
+from tsanalyze import datasets
 from tsanalyze._typing import ArrayLike, Float64Array, RNGType
 from tsanalyze._validation import check_positive_int, check_rng
-from tsanalyze.datasets import SimulatedSeries, Truth
+
+SimulatedSeries = datasets.SimulatedSeries
+Truth = datasets.Truth
 
 __all__ = [
     "DependentProcess",
@@ -150,7 +155,9 @@ def fgn(n: int, hurst: float, *, size: int | None = None, rng: RNGType = None) -
     return _shape(np.ascontiguousarray(out), size)
 
 
-def _ar_iv(phis: Sequence[float], variances: Sequence[float] | None) -> tuple[Float64Array, Float64Array]:
+def _ar_iv(
+    phis: Sequence[float], variances: Sequence[float] | None
+) -> tuple[Float64Array, Float64Array]:
     p = np.asarray(phis, dtype=np.float64)
     if p.ndim != 1 or p.size == 0 or not np.all(np.abs(p) < 1.0):
         raise ValueError(f"phis: must be one or more AR(1) coefficients in (-1, 1), got {phis!r}")
@@ -465,8 +472,14 @@ def simulate_dependent(
         x = t0 * (1.0 + scale * z)
     med, mean, tmean = rel
     truth = Truth(
-        t0=float(t0), changepoints=(), warmup_end=0, median=t0 * (1.0 + med),
-        mean=t0 * (1.0 + mean), trimmed_mean=t0 * (1.0 + tmean), phi=lag1, noise=name,
+        t0=float(t0),
+        changepoints=(),
+        warmup_end=0,
+        median=t0 * (1.0 + med),
+        mean=t0 * (1.0 + mean),
+        trimmed_mean=t0 * (1.0 + tmean),
+        phi=lag1,
+        noise=name,
         final_level=float(t0),
     )
     return SimulatedSeries(x=np.asarray(x, dtype=np.float64), truth=truth)

@@ -2,8 +2,12 @@
 
 Standard library only, so that the collector can depend on it and nothing else.
 
-A *run* is one Parquet file, one row per sample, tidy. Its file metadata holds one
-key, ``tsanalyze``, whose value is a JSON object described by :data:`METADATA`.
+A *run* is one collector session or one process of another tool, one row per sample,
+tidy. A Parquet file holds one run, or all the runs of one import (the worker processes
+of a pyperf file, the forks of a JMH file: the trials of one side). Its file metadata
+holds one key, ``tsanalyze``, whose value is a JSON object: the run's metadata described
+by :data:`METADATA`, or for several runs ``{"schema_version": 2, "runs": [<run metadata>,
+...]}`` (:func:`file_runs` gives the list either way).
 
 Version history
 ---------------
@@ -30,16 +34,20 @@ __all__ = [
     "CLOCK_SOURCES",
     "COLUMNS",
     "COLUMN_NAMES",
+    "MAX_SAMPLE_NS",
     "METADATA",
     "METADATA_KEY",
     "REQUIRED_COLUMNS",
+    "ROW_KINDS",
     "SCHEMA_VERSION",
     "SUPPORTED_VERSIONS",
     "UPGRADES",
     "Column",
     "MetaKey",
+    "alternatives",
     "decode_metadata",
     "encode_metadata",
+    "file_runs",
     "interleaved",
     "new_metadata",
     "validate",
@@ -47,9 +55,9 @@ __all__ = [
 ]
 
 #: The version writers write.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 #: Every version a reader accepts.
-SUPPORTED_VERSIONS = (1,)
+SUPPORTED_VERSIONS = (1, 2)
 #: Name of the Parquet file-metadata key that holds the JSON metadata.
 METADATA_KEY = "tsanalyze"
 #: Upgrade steps: ``UPGRADES[v](columns, metadata) -> (columns, metadata)`` of version v+1.
@@ -83,7 +91,14 @@ COLUMNS: tuple[Column, ...] = (
     Column("start_ticks", "int64", True, "ticks", "raw clock reading at sample start"),
     Column("ns", "float64", False, "ns", "elapsed ns for the sample, before overhead correction"),
     Column("work", "float64", True, "work units", "work amount of the sample (Pilot WPS)", required=False),
+    Column("kind", "string", True, "", "imported rows: value, warmup or calibration (null = value)", required=False),
 )
+#: What an imported row is (column ``kind``); readers keep ``value`` rows unless asked.
+ROW_KINDS = ("value", "warmup", "calibration")
+#: Largest ``ns`` of one sample: 2**63 ns (292 years), the range of a signed 64-bit
+#: nanosecond clock. No clock can have measured more, and sums and squares of times
+#: below it stay finite in float64 arithmetic.
+MAX_SAMPLE_NS = 2.0**63
 COLUMN_NAMES: tuple[str, ...] = tuple(c.name for c in COLUMNS)
 REQUIRED_COLUMNS: tuple[str, ...] = tuple(c.name for c in COLUMNS if c.required)
 
@@ -158,7 +173,7 @@ METADATA: tuple[MetaKey, ...] = (
     MetaKey("timer", (dict,), "", "timer overhead, precision and accuracy"),
     MetaKey("timer.overhead_ticks_min", _num, "ticks", "minimum of back-to-back clock read pairs", False, _non_negative),
     MetaKey("timer.overhead_ticks_median", _num, "ticks", "median of back-to-back clock read pairs", False, _non_negative),
-    MetaKey("timer.overhead_ns", _num, "ns", "per-sample overhead subtracted from ns (seed 004)", False, _non_negative),
+    MetaKey("timer.overhead_ns", _num, "ns", "per-sample overhead subtracted from ns (Ou 2020)", False, _non_negative),
     MetaKey("timer.precision_ns", _num, "ns", "smallest non-zero observable difference", False, _positive),
     MetaKey("timer.accuracy_ns", _num, "ns", "estimated accuracy of one measurement", False, _non_negative),
     MetaKey("host", (dict,), "", "cpu model, logical cores, kernel, governor, python"),
@@ -170,9 +185,10 @@ METADATA: tuple[MetaKey, ...] = (
     MetaKey("target", (dict,), "", "what was timed: kind (python, command, imported) and spec"),
     MetaKey("target.kind", (str,), "", "python, command or imported"),
     MetaKey("target.spec", (dict, list, str), "", "callables, commands or names timed"),
+    MetaKey("target.alternatives", (bool,), "", "the benchmarks are alternatives compared with each other by default (true for a collector run of several targets and hyperfine's commands; false: a suite of unrelated benchmarks)"),
     MetaKey("collector", (dict,), "", "collector version, evals method, oracle parameters"),
     MetaKey("collector.version", (str,), "", "tsanalyze version that recorded the run"),
-    MetaKey("collector.evals_method", (str,), "", "auto (Algorithm 1 of seed 000) or fixed"),
+    MetaKey("collector.evals_method", (str,), "", "auto (Algorithm 1 of Chen et al. 2016) or fixed"),
     MetaKey("collector.oracle", (dict,), "", "oracle parameters a, b, j, tau_acc, tau_prec"),
     MetaKey("source", (dict,), "", "for imports: tool, version, original file"),
     MetaKey("source.tool", (str,), "", "tool that wrote the original file"),
@@ -257,8 +273,47 @@ def validate(columns: Mapping[str, str], metadata: Any) -> list[str]:
             continue
         if not _dtype_ok(spec, str(columns[spec.name])):
             problems.append(f"column {spec.name}: expected {spec.dtype}, got {columns[spec.name]}")
-    problems.extend(validate_metadata(metadata))
+    try:
+        runs = file_runs(metadata)
+    except ValueError as exc:
+        return [*problems, str(exc)]
+    for i, meta in enumerate(runs):
+        where = f"runs[{i}] " if len(runs) > 1 or _is_container(metadata) else ""
+        problems.extend(where + p for p in validate_metadata(meta))
     return problems
+
+
+def _is_container(metadata: Any) -> bool:
+    return isinstance(metadata, Mapping) and "runs" in metadata and "run" not in metadata
+
+
+def file_runs(metadata: Any) -> list[Any]:
+    """The metadata of every run a file holds, in file order.
+
+    A file's metadata is one run's metadata, or (version 2) ``{"schema_version": 2,
+    "runs": [<run metadata>, ...]}`` for a file of several runs.
+
+    Raises
+    ------
+    ValueError
+        A container whose ``runs`` is not a non-empty list, or whose version is not 2 or
+        newer than supported.
+    """
+    if not _is_container(metadata):
+        return [metadata]
+    version = metadata.get("schema_version")
+    problem = _schema_version(version)
+    if problem is None and version < 2:
+        problem = "must be 2 or more for a file of several runs"
+    if problem:
+        raise ValueError(f"metadata key schema_version: {problem} (got {version!r})")
+    runs = metadata["runs"]
+    if not isinstance(runs, list) or not runs:
+        raise ValueError("metadata key runs: expected a non-empty list of run metadata")
+    extra = sorted(set(metadata) - {"schema_version", "runs"})
+    if extra:
+        raise ValueError(f"metadata keys {extra}: unexpected beside 'runs' in a file of several runs")
+    return list(runs)
 
 
 def encode_metadata(meta: Mapping[str, Any]) -> bytes:
@@ -288,6 +343,36 @@ def new_metadata(run: str, created_utc: str, clock_source: str, **sections: Any)
     }
     meta.update(sections)
     return meta
+
+
+#: tools whose files hold alternatives of one task (hyperfine: the commands of one call)
+_ALTERNATIVE_TOOLS = frozenset({"hyperfine"})
+
+
+def alternatives(meta: Any) -> bool:
+    """Were the benchmarks of this run declared alternatives, to be compared with each other?
+
+    ``target.alternatives`` says so when present. Without it: a run the collector (or the
+    simulator) recorded times its targets side by side to compare them, so yes; an
+    imported run only for tools whose one call times alternatives (hyperfine's
+    commands); Go, Google Benchmark, JMH, pyperf, criterion, BenchmarkTools and CSV files
+    hold suites of unrelated benchmarks, so no. A run without metadata: no.
+    """
+    if not isinstance(meta, Mapping):
+        return False
+    target = meta.get("target")
+    declared = target.get("alternatives") if isinstance(target, Mapping) else None
+    if isinstance(declared, bool):
+        return declared
+    clock = meta.get("clock")
+    source = clock.get("source") if isinstance(clock, Mapping) else None
+    if not isinstance(source, str):
+        return False
+    if source.startswith("imported:"):
+        tool = meta.get("source")
+        name = tool.get("tool") if isinstance(tool, Mapping) else None
+        return str(name or source.partition(":")[2]).lower() in _ALTERNATIVE_TOOLS
+    return True
 
 
 def interleaved(meta: Any) -> bool:

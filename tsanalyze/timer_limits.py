@@ -9,10 +9,12 @@ import-linter contract).
 
 References
 ----------
-.. [1] Ou, "Eliminating a source of measurement errors in benchmarks" (2020): subtract the
-   cost of reading the clock, and keep it a small share of the measured time.
-.. [2] Chen, J., Revels, J., Edelman, A., "Robust benchmarking in noisy environments", IEEE HPEC
-   2016, arXiv:1608.04295: timer accuracy τ_acc and precision τ_prec.
+.. [1] Ou, C. (2020). Eliminating a source of measurement errors in benchmarks (subtract the
+   cost of reading the clock, and keep it a small share of the measured time).
+   https://changkun.de/blog/posts/eliminating-a-source-of-measurement-errors-in-benchmarks
+.. [2] Chen, J., Revels, J., & Edelman, A. (2016). Robust benchmarking in noisy
+   environments. IEEE High Performance Extreme Computing Conference (HPEC 2016), §II, timer
+   accuracy τ_acc and precision τ_prec. arXiv:1608.04295.
 """
 
 from __future__ import annotations

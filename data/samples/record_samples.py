@@ -8,7 +8,9 @@ Run from the repository root: ``python data/samples/record_samples.py [--overwri
 - ``warmup-drift.parquet``: ``memo-fill``, a memoised function called with random keys
   whose cache fills as the run goes (misses are ~100x dearer than hits, so the series
   shows a warm-up decaying into a flat phase), and ``list-grow``, an append plus a
-  membership test on a list that grows by every evaluation (a steady slowdown).
+  membership test on a list that grows by every evaluation (a steady slowdown). The two
+  are not alternatives of one task: the file declares them a suite
+  (``target.alternatives`` false), so the report does not compare them.
 - ``python-startup.parquet``: a command-based run, one process per sample:
   ``python -c pass`` vs ``python -S -c pass`` (no ``site`` import), interleaved; the spawn
   overhead of an empty command is recorded and subtracted.
@@ -17,11 +19,15 @@ Run from the repository root: ``python data/samples/record_samples.py [--overwri
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import shutil
 import sys
 from pathlib import Path
 
+import pyarrow.parquet as pq
+
+from tsanalyze import schema
 from tsanalyze.collector import CommandTarget, PythonTarget, collect
 
 HERE = Path(__file__).resolve().parent
@@ -58,6 +64,20 @@ def list_grow() -> bool:
     return -1 in _GROWING
 
 
+def declare_suite(path: Path) -> None:
+    """Record in the file's metadata that its benchmarks are not alternatives of one task
+    (``target.alternatives = false``): the collector has no option for it yet, so the
+    metadata is rewritten in place; the samples are untouched."""
+    table = pq.read_table(path)
+    meta = schema.decode_metadata(table.schema.metadata[schema.METADATA_KEY.encode()])
+    meta["target"]["alternatives"] = False
+    table = table.replace_schema_metadata(
+        {**table.schema.metadata, schema.METADATA_KEY.encode(): schema.encode_metadata(meta)}
+    )
+    pq.write_table(table, path, compression="zstd")
+    print(path, "target.alternatives =", json.dumps(meta["target"]["alternatives"]))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--overwrite", action="store_true")
@@ -91,6 +111,7 @@ def main() -> None:
         user=tags,
     )
     print(rec.path, rec.rounds, rec.evals)
+    declare_suite(Path(rec.path))
 
     python = shutil.which("python3") or sys.executable
     rec = collect(

@@ -1,4 +1,4 @@
-"""Steady state: Pilot's stable segment, Barrett's classification, trials."""
+"""Steady state: the backward rule (default), Pilot's rule, Barrett's classes, trials."""
 
 from __future__ import annotations
 
@@ -41,31 +41,40 @@ def test_slowdown_series() -> None:
     assert abs(res.start - 700) <= 10  # type: ignore[operator]
 
 
-def test_no_steady_state_when_change_in_last_quarter() -> None:
+@pytest.mark.parametrize("rule", ["backward", "pilot"])
+def test_no_steady_state_when_change_in_last_quarter(rule: str) -> None:
     x = simulate_series(2000, noise="gaussian", shifts=((1700, -0.10),), rng=6).x
-    res = steady_state(x)
+    res = steady_state(x, rule=rule)  # type: ignore[arg-type]
     assert res.classification == "no steady state"
     assert "no-steady-state" in res.warning_codes
-    # Pilot's rule still names the long first segment as the stable one
+    # both rules name the long first segment as the stable one
     assert res.start == 0 and abs(res.stop - 1700) <= 10  # type: ignore[operator]
     assert abs(res.cooldown_samples - 300) <= 10  # type: ignore[operator]
 
 
-def test_no_stable_segment() -> None:
+def test_no_stable_segment_by_pilots_rule() -> None:
     x = simulate_series(1500, noise="gaussian", shifts=((500, 0.1), (1000, 0.1)), rng=7).x
-    res = steady_state(x)
+    res = steady_state(x, rule="pilot")
     assert res.start is None and res.stop is None and res.warmup_samples is None
     assert "no-stable-segment" in res.warning_codes
-    assert res.classification == "slowdown"
+    assert res.classification == "slowdown" and res.rule == "pilot"
+    # the backward rule follows the final level back to the last step
+    back = steady_state(x)
+    assert back.rule == "backward" and back.classification == "slowdown"
+    assert back.stop == 1500 and abs(back.start - 1000) <= 5  # type: ignore[operator]
 
 
 def test_tolerance_merges_small_differences() -> None:
     x = simulate_series(2000, noise="gaussian", scale=0.002, shifts=((1000, 0.005),), rng=8).x
-    strict = steady_state(x, tolerance=0.001)
-    loose = steady_state(x, tolerance=0.01)
+    strict = steady_state(x, rule="pilot", tolerance=0.001)
+    loose = steady_state(x, rule="pilot", tolerance=0.01)
     assert len(strict.locations) == 1 and strict.classification == "slowdown"
     assert loose.locations == () and loose.classification == "flat"
     assert loose.changepoints.locations == strict.changepoints.locations  # raw ones kept
+    # the backward rule: a 0.5% step is 2.5 noise sd, a different level unless the
+    # relative tolerance floor is raised above it
+    assert steady_state(x).classification == "slowdown"
+    assert steady_state(x, tolerance=0.01).classification == "flat"
 
 
 def test_merge_segments_closest_first() -> None:
@@ -137,6 +146,70 @@ def test_validation() -> None:
         steady_state(x, timestamps=np.arange(5.0))
     with pytest.raises(ValueError, match="trials"):
         steady_state_trials([])
+    with pytest.raises(ValueError, match="rule"):
+        steady_state(x, rule="longest")  # type: ignore[arg-type]
+
+
+def test_small_linear_warmup_end_found() -> None:
+    # 3% above the final level, decaying linearly to it at sample 400 (truth), AR(1)
+    # noise of 0.25% with spikes: binary segmentation alone cuts the decay early
+    sim = simulate_series(
+        3000,
+        noise="t3-spikes",
+        phi=0.5,
+        scale=0.0025,
+        warmup=(400, 0.03),
+        warmup_shape="linear",
+        rng=21,
+    )
+    res = steady_state(sim.x)
+    assert res.classification == "warm-up"
+    assert abs(res.start - 400) <= 40  # type: ignore[operator]
+    assert res.changepoints.locations[-1] < 400 - 40  # the cut the decay fit moved
+
+
+def test_drift_is_no_steady_state() -> None:
+    x = simulate_series(1000, noise="gaussian", scale=0.01, drift=0.02, rng=3).x
+    res = steady_state(x)
+    assert res.classification == "no steady state"
+    assert res.start is None and res.stop is None
+    assert res.drift is not None and res.drift.total_change == pytest.approx(0.02, abs=0.006)
+    assert {"drift", "no-steady-state"} <= set(res.warning_codes)
+    assert "drifts" in next(w.message for w in res.warnings if w.code == "no-steady-state")
+    assert res.to_frame()["drift_total_change"].iloc[0] == res.drift.total_change
+
+
+def test_modes_are_not_a_warmup() -> None:
+    rng = np.random.default_rng(4)
+    state = (np.arange(1500) // 150) % 2
+    x = 1000.0 * (1 + 0.05 * state + 0.01 * rng.standard_normal(1500))
+    res = steady_state(x)
+    assert res.modes is not None and (res.start, res.stop) == (0, 1500)
+    assert res.classification == "flat" and "mode-switching" in res.warning_codes
+    assert res.to_frame()["n_modes"].iloc[0] == 2
+
+
+def test_excursion_that_returns_is_not_a_warmup() -> None:
+    # the level leaves by 5% for 200 samples in the middle and comes back: the steady
+    # state starts after the real warm-up, not after the excursion
+    rng = np.random.default_rng(5)
+    x = 1000.0 * (1 + 0.002 * rng.standard_normal(3000))
+    x[:300] *= 1.1
+    x[1400:1600] *= 1.05
+    res = steady_state(x)
+    assert res.classification == "warm-up" and abs(res.start - 300) <= 10  # type: ignore[operator]
+
+
+def test_change_in_the_tail_is_cooldown() -> None:
+    # the anchor is the level where the last quarter begins; a later change is cool-down
+    rng = np.random.default_rng(6)
+    x = 1000.0 * (1 + 0.002 * rng.standard_normal(3000))
+    x[:400] *= 1.08
+    x[2800:] *= 1.04
+    res = steady_state(x)
+    assert res.classification == "no steady state"
+    assert abs(res.start - 400) <= 10 and abs(res.stop - 2800) <= 10  # type: ignore[operator]
+    assert abs(res.cooldown_samples - 200) <= 10  # type: ignore[operator]
 
 
 # --- Monte Carlo (issue 4 "Done when") -----------------------------------------------

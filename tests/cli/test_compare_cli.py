@@ -3,27 +3,19 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner, Result
+from typer.testing import Result
 
-from tsanalyze.cli.app import app
-from tsanalyze.datasets import simulate_run
-from tsanalyze.io.runs import write_run
-
-runner = CliRunner()
-
-
-def write_sim(path: Path, benchmarks: dict[str, float], *, rng: int) -> Path:
-    sim = simulate_run(benchmarks, rng=rng, n_rounds=500, noise="gaussian", scale=0.01)
-    (meta,) = sim.frame.attrs["runs"].values()
-    write_run(sim.frame, path, meta)
-    return path
+Invoke = Callable[..., Result]
 
 
 @pytest.fixture(scope="module")
-def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def files(
+    tmp_path_factory: pytest.TempPathFactory, write_sim: Callable[..., Path]
+) -> dict[str, Path]:
     d = tmp_path_factory.mktemp("cmp")
     return {
         "a": write_sim(d / "a.parquet", {"x": 1000.0, "y": 500.0}, rng=1),
@@ -31,13 +23,14 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     }
 
 
-def invoke(*args: str) -> Result:
+@pytest.fixture
+def invoke(cli: Invoke) -> Invoke:
     """``tsanalyze compare ARGS`` with one worker and a fixed seed."""
-    return runner.invoke(app, ["compare", *args, "-j", "1", "--seed", "3"])
+    return lambda *args: cli("compare", *args, "-j 1 --seed 3")
 
 
-def test_two_files(files: dict[str, Path]) -> None:
-    res = invoke(str(files["a"]), str(files["b"]), "-f", "json")
+def test_two_files(files: dict[str, Path], invoke: Invoke) -> None:
+    res = invoke(files["a"], files["b"], "-f json")
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
     verdicts = {c["benchmark"]: c["verdict"] for c in doc["comparisons"]}
@@ -45,16 +38,16 @@ def test_two_files(files: dict[str, Path]) -> None:
     assert doc["runs"][0]["file"].endswith("a.parquet")
 
 
-def test_two_files_fail_on_regression(files: dict[str, Path]) -> None:
-    res = invoke(str(files["a"]), str(files["b"]), "--fail-on", "regression")
+def test_two_files_fail_on_regression(files: dict[str, Path], invoke: Invoke) -> None:
+    res = invoke(files["a"], files["b"], "--fail-on regression")
     assert res.exit_code == 1
     assert "slower" in res.output
-    back = invoke(str(files["b"]), str(files["a"]), "--fail-on", "regression")
+    back = invoke(files["b"], files["a"], "--fail-on regression")
     assert back.exit_code == 0, back.output
 
 
-def test_two_benchmarks(files: dict[str, Path]) -> None:
-    res = invoke("y", "x", "--in", str(files["a"]), "-f", "json")
+def test_two_benchmarks(files: dict[str, Path], invoke: Invoke) -> None:
+    res = invoke("y x --in", files["a"], "-f json")
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
     (c,) = doc["comparisons"]
@@ -63,11 +56,11 @@ def test_two_benchmarks(files: dict[str, Path]) -> None:
     assert c["ci_low"] <= 2.0 * 1.01 and c["ci_high"] >= 2.0 * 0.99
 
 
-def test_table_output(files: dict[str, Path]) -> None:
-    res = invoke(str(files["a"]), str(files["b"]))
+def test_table_output(files: dict[str, Path], invoke: Invoke) -> None:
+    res = invoke(files["a"], files["b"])
     assert res.exit_code == 0, res.output
     # reference: the JSON document of the same run (same seed): the table shows its numbers
-    doc = json.loads(invoke(str(files["a"]), str(files["b"]), "-f", "json").stdout)
+    doc = json.loads(invoke(files["a"], files["b"], "-f json").stdout)
     table = res.output.split("Comparisons", 1)[1].split("Findings", 1)[0]
     rows = [
         [c.strip() for c in line.split("│")[1:-1]] for line in table.splitlines() if "@" in line
@@ -94,7 +87,9 @@ def test_table_output(files: dict[str, Path]) -> None:
         (["compare", "x", "x", "--in", "{a}"], "same benchmark"),
     ],
 )
-def test_bad_input_exits_2(files: dict[str, Path], args: list[str], message: str) -> None:
-    res = runner.invoke(app, [a.format(a=files["a"]) for a in args])
+def test_bad_input_exits_2(
+    files: dict[str, Path], cli: Invoke, args: list[str], message: str
+) -> None:
+    res = cli(*(files["a"] if a == "{a}" else a for a in args))
     assert res.exit_code == 2, res.output
     assert message in res.output

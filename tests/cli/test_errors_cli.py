@@ -124,3 +124,84 @@ def test_bad_collector_options_exit_2(tmp_path: Path, args: list[str], needle: s
 def test_a_missing_file_is_the_users_mistake(tmp_path: Path) -> None:
     res = runner.invoke(app, ["info", str(tmp_path / "missing.parquet")])
     _one_line_error(res, EXIT_BAD_INPUT, "missing.parquet")
+
+
+# ------------------------------------------------------------------ issue 18: messages
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        (["info"], ["info: Missing argument 'files'", "--help"]),
+        (["report", RUN, "--bogus"], ["report: No such option: --bogus"]),
+        (["report", RUN, "-j", "x"], ["report: Invalid value for '--jobs'"]),
+        (["import", "bogus", RUN, "-o", "x.parquet"], ["import: Invalid value for 'format'"]),
+        (["nocmd"], ["No such command 'nocmd'"]),
+    ],
+)
+def test_usage_errors_are_one_line_exit_2(
+    args: list[str], needles: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # before: click's usage block, three lines or more ("Usage: ...", "Try ...", "Error: ...")
+    monkeypatch.chdir(tmp_path)
+    err = _one_line_error(runner.invoke(app, args), EXIT_BAD_INPUT, *needles)
+    assert err.startswith("tsanalyze: error: ") and "Usage:" not in err
+
+
+def test_usage_errors_through_the_console_script() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "tsanalyze", "report", "--bogus"], capture_output=True, text=True
+    )
+    assert proc.returncode == EXIT_BAD_INPUT
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert "No such option: --bogus" in proc.stderr
+
+
+def _broken_pool_error() -> BaseException:
+    """The exception a pool raises when a worker dies (as the OOM killer makes it die)."""
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    with ProcessPoolExecutor(max_workers=1) as pool:
+        try:
+            pool.submit(os._exit, 9).result()
+        except BrokenProcessPool as exc:
+            return exc
+    raise AssertionError("the worker did not die")  # pragma: no cover
+
+
+@pytest.mark.parametrize("kind", ["memory", "worker", "dask"])
+def test_out_of_memory_and_dead_workers_are_one_line_errors(
+    monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    # before: a BrokenProcessPool traceback (report -j 2 on 10^7 rows), now one line, exit 2
+    import tsanalyze.io.runs as runs_module
+
+    if kind == "memory":
+        exc: BaseException = MemoryError("Unable to allocate 7.11 PiB")
+    elif kind == "worker":
+        exc = _broken_pool_error()
+    else:
+        exc = type("KilledWorker", (Exception,), {})("worker died")
+
+    def fails(*args: object, **kwargs: object) -> object:
+        raise exc
+
+    monkeypatch.setattr(runs_module, "read_runs", fails)
+    err = _one_line_error(runner.invoke(app, ["info", RUN]), EXIT_BAD_INPUT, "more memory", "-j 1")
+    assert ("out of memory" in err) == (kind == "memory")
+    assert "internal error" not in err
+
+
+def test_a_dead_worker_in_the_runner_is_a_broken_pool() -> None:
+    # the executor's pool really raises the class the CLI maps
+    import os
+    from concurrent.futures.process import BrokenProcessPool
+
+    from tsanalyze.analysis.runset.executor import Runner
+
+    runner_ = Runner(2, 10**6)
+    try:
+        with pytest.raises(BrokenProcessPool):
+            runner_.map(os._exit, [9, 9], lambda: None)
+    finally:
+        runner_.close()

@@ -36,19 +36,35 @@ def test_single_run_to_file(tmp_path: Path) -> None:
     assert meta["source"]["file"].endswith("old.txt")
 
 
-def test_many_runs_numbered(tmp_path: Path) -> None:
-    out = tmp_path / "telco.parquet"
+def test_many_runs_in_the_one_file_named(tmp_path: Path) -> None:
+    # issue 15: `-o run.parquet` means that file, holding all 41 runs of telco.json (40
+    # worker processes and the calibration run), not run-001 ... run-041
+    out = tmp_path / "run.parquet"
     res = runner.invoke(
-        app, ["import", "pyperf", str(DATA / "pyperf" / "telco.json"), "-o", str(out)]
+        app, ["import", "auto", str(DATA / "pyperf" / "telco.json"), "-o", str(out)]
     )
     assert res.exit_code == 0, res.output
-    files = sorted(tmp_path.glob("telco-*.parquet"))
-    assert len(files) == 41 and files[0].name == "telco-001.parquet"
-    df = read_runs(files)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.parquet"]
+    assert "imported 41 run(s)" in res.output
+    df = read_runs(out)
+    direct = read_runs(DATA / "pyperf" / "telco.json")
+    assert list(df.attrs["runs"]) == list(direct.attrs["runs"])
+    assert {m["file"] for m in df.attrs["runs"].values()} == {str(out)}  # one side
     # the values survive the round trip through Parquet: pyperf `stats` median 22.5 ms
     assert len(df) == 120 and f"{df['time_ns'].median() / 1e6:.1f}" == "22.5"
-    with_warmups = read_runs(files, include_warmups=True)
+    np.testing.assert_array_equal(df["time_ns"], direct["time_ns"])
+    with_warmups = read_runs(out, include_warmups=True)
     assert set(with_warmups["kind"]) == {"value", "warmup", "calibration"}
+    # the calibration-only run is in the file and never read as a run of its own
+    assert df.groupby("run", observed=True).size().size == 40
+    # several inputs and one output file: refused, nothing written
+    res = runner.invoke(
+        app,
+        ["import", "auto", str(DATA / "pyperf" / "telco.json"), str(DATA / "benchstat" / "old.txt"),
+         "-o", str(tmp_path / "two.parquet")],
+    )  # fmt: skip
+    assert res.exit_code == 2 and "give a directory" in res.output
+    assert not (tmp_path / "two.parquet").exists()
 
 
 def test_directory_output_and_csv_map(tmp_path: Path) -> None:
@@ -82,8 +98,9 @@ def test_directory_output_and_csv_map(tmp_path: Path) -> None:
         ],
     )
     assert res.exit_code == 0, res.output
-    assert sorted(p.name for p in out.iterdir()) == ["timings-001.parquet", "timings-002.parquet"]
+    assert sorted(p.name for p in out.iterdir()) == ["timings.parquet"]
     df = read_runs(out)
+    assert len(df.attrs["runs"]) == 2
     assert sorted(df["benchmark"].unique()) == ["parse", "render"]
     assert "host" in df.columns
 
@@ -156,14 +173,13 @@ def test_criterion_baseline_option(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("output", "sources", "names"),
     [
-        ("a.parquet", [("x.json", 1)], ["a.parquet"]),
-        ("a.parquet", [("x.json", 2)], ["a-001.parquet", "a-002.parquet"]),
-        ("d", [("x.json", 1), ("y.txt", 2)], ["d/x.parquet", "d/y-001.parquet", "d/y-002.parquet"]),
-        ("d", [("p/x.json", 1), ("q/x.json", 1)], ["d/x.parquet", "d/x_2.parquet"]),
+        ("a.parquet", ["x.json"], ["a.parquet"]),
+        ("d", ["x.json", "y.txt"], ["d/x.parquet", "d/y.parquet"]),
+        ("d", ["p/x.json", "q/x.json"], ["d/x.parquet", "d/x_2.parquet"]),
     ],
 )
-def test_output_paths(output: str, sources: list[tuple[str, int]], names: list[str]) -> None:
-    got = output_paths(Path(output), [(Path(s), n) for s, n in sources])
+def test_output_paths(output: str, sources: list[str], names: list[str]) -> None:
+    got = output_paths(Path(output), [Path(s) for s in sources])
     assert [p.as_posix() for p in got] == names
 
 
@@ -257,7 +273,7 @@ def test_failure_midway_removes_what_was_written(
 ) -> None:
     import tsanalyze.io.runs as runs_module
 
-    real = runs_module.write_run
+    real = runs_module.write_runs
     calls = {"n": 0}
 
     def flaky(*args: object, **kwargs: object) -> Path:
@@ -266,11 +282,65 @@ def test_failure_midway_removes_what_was_written(
             raise OSError(28, "No space left on device")
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(runs_module, "write_run", flaky)
+    monkeypatch.setattr(runs_module, "write_runs", flaky)
     out = tmp_path / "new" / "dir"
-    res = runner.invoke(
-        app, ["import", "auto", str(DATA / "pyperf" / "telco.json"), "-o", str(out)]
-    )
+    inputs = [DATA / "benchstat" / "old.txt", DATA / "benchstat" / "new.txt", DATA / "pyperf" / "telco.json"]
+    res = runner.invoke(app, ["import", "auto", *map(str, inputs), "-o", str(out)])
     assert res.exit_code == 2
     assert "No space left on device" in res.output and "nothing written" in res.output
     assert not (tmp_path / "new").exists()
+
+
+def test_a_json_list_of_times_and_a_list_of_forks(tmp_path: Path) -> None:
+    # issue 15: the shape of many papers' artefacts and of JMH's rawData, read with --unit
+    flat = tmp_path / "times.json"
+    flat.write_text(json.dumps([1.5, 2.5, 1.75]))
+    forks = tmp_path / "forks.json"
+    forks.write_text(json.dumps([[1.5, 2.5], [3.0], [2.0, 2.25, 2.5]]))
+    out = tmp_path / "out"
+    res = runner.invoke(app, ["import", "auto", str(flat), str(forks), "-o", str(out), "--unit", "us"])
+    assert res.exit_code == 0, res.output
+    one = read_runs(out / "times.parquet")
+    assert one["time_ns"].tolist() == [1500.0, 2500.0, 1750.0]
+    assert set(one["benchmark"]) == {"times"} and len(one.attrs["runs"]) == 1
+    many = read_runs(out / "forks.parquet")
+    assert len(many.attrs["runs"]) == 3  # one run per fork: the trials of one side
+    assert many.groupby("run", observed=True).size().tolist() == [2, 1, 3]
+    assert many["time_ns"].tolist() == [1500.0, 2500.0, 3000.0, 2000.0, 2250.0, 2500.0]
+
+
+@pytest.mark.parametrize(
+    ("content", "args", "needle"),
+    [
+        ([1.5, 2.5], [], "does not say its unit"),
+        ([1.5, 2.5], ["--unit", "weeks"], "unit: must be one of ns, us, ms, s"),
+        ([[1.5], 2.5], ["--unit", "s"], "$[1]: expected an array of times"),
+        ([[1.5], []], ["--unit", "s"], "$[1]: expected at least one time"),
+        ([1.5, "2.5"], ["--unit", "s"], "$[1]: expected a finite number, got a string"),
+        ([1.5, -2.5], ["--unit", "s"], "$[1]: expected a finite number > 0"),
+        ([1.5, 1e12], ["--unit", "s"], "beyond 9.223e+18 ns"),
+    ],
+)
+def test_a_json_list_refused_on_one_line(
+    tmp_path: Path, content: object, args: list[str], needle: str
+) -> None:
+    p = tmp_path / "times.json"
+    p.write_text(json.dumps(content))
+    out = tmp_path / "o.parquet"
+    res = runner.invoke(app, ["import", "values", str(p), "-o", str(out), *args])
+    assert res.exit_code == 2, res.output
+    assert len(res.stderr.strip().splitlines()) == 1 and needle in res.stderr, res.stderr
+    assert not out.exists()
+
+
+def test_unit_option_for_csv_and_refused_elsewhere(tmp_path: Path) -> None:
+    csv = tmp_path / "t.csv"
+    csv.write_text("benchmark,time\na,1.5\na,2\n")
+    out = tmp_path / "c.parquet"
+    res = runner.invoke(app, ["import", "csv", str(csv), "-o", str(out), "--unit", "ms"])
+    assert res.exit_code == 0, res.output
+    assert read_runs(out)["time_ns"].tolist() == [1.5e6, 2e6]
+    res = runner.invoke(
+        app, ["import", "auto", str(DATA / "benchstat" / "old.txt"), "-o", str(tmp_path / "g.parquet"), "--unit", "ms"]
+    )
+    assert res.exit_code == 2 and "--unit applies to" in res.stderr

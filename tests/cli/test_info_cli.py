@@ -57,3 +57,21 @@ def test_info_markup_in_names_is_not_interpreted(tmp_path: Path) -> None:
     res = runner.invoke(app, ["info", str(p)])
     assert res.exit_code == 0
     assert "[bold red]evil[/]" in res.output
+
+
+def test_info_json_is_strict_json(tmp_path: Path) -> None:
+    # issue 18: a NaN in a tool's metadata (or anywhere) printed `NaN`, which is not JSON
+    import json as _json
+
+    doc = {"version": "1.0", "metadata": {"loops": 1},
+           "benchmarks": [{"metadata": {"name": "x"}, "runs": [{"values": [1.0, 2.0]}]}]}  # fmt: skip
+    p = tmp_path / "p.json"
+    p.write_text(_json.dumps(doc).replace('"loops": 1', '"loops": 1, "x": NaN'), encoding="utf-8")
+    res = runner.invoke(app, ["info", str(p), "--format", "json"])
+    assert res.exit_code == 0, res.output
+
+    def no_constants(name: str) -> float:
+        raise AssertionError(f"{name} in info JSON")
+
+    out = _json.loads(res.stdout, parse_constant=no_constants)
+    assert out["runs"][0]["source"]["metadata"]["x"] is None

@@ -4,53 +4,31 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import Result
 
-from tsanalyze.cli.app import app
-from tsanalyze.datasets import simulate_run
-from tsanalyze.io.runs import write_run
-
-runner = CliRunner()
-
-
-def write_sim(path: Path, benchmarks: dict[str, float], *, rng: int, **kwargs: object) -> Path:
-    sim = simulate_run(benchmarks, rng=rng, **kwargs)  # type: ignore[arg-type]
-    (meta,) = sim.frame.attrs["runs"].values()
-    write_run(sim.frame, path, meta)
-    return path
+Cli = Callable[..., Result]  # the `cli` fixture of conftest.py
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def runs(
+    tmp_path_factory: pytest.TempPathFactory, write_sim: Callable[..., Path]
+) -> dict[str, Path]:
     d = tmp_path_factory.mktemp("runs")
-    opts = {"n_rounds": 500, "noise": "gaussian", "scale": 0.01}
+    base = {"parse": 1000.0, "[red]render[/]": 2000.0}
     return {
-        "old": write_sim(
-            d / "old.parquet",
-            {"parse": 1000.0, "[red]render[/]": 2000.0},
-            rng=1,
-            warmup=(80, 0.5),
-            **opts,
-        ),
-        "same": write_sim(
-            d / "same.parquet", {"parse": 1000.0, "[red]render[/]": 2000.0}, rng=2, **opts
-        ),
-        "slower": write_sim(
-            d / "slower.parquet", {"parse": 1000.0, "[red]render[/]": 2200.0}, rng=3, **opts
-        ),
-        "pair": write_sim(
-            d / "pair.parquet", {"old_impl": 1000.0, "new_impl": 950.0}, rng=4, **opts
-        ),
+        "old": write_sim(d / "old.parquet", base, rng=1, warmup=(80, 0.5)),
+        "same": write_sim(d / "same.parquet", base, rng=2),
+        "slower": write_sim(d / "slower.parquet", {**base, "[red]render[/]": 2200.0}, rng=3),
+        "pair": write_sim(d / "pair.parquet", {"old_impl": 1000.0, "new_impl": 950.0}, rng=4),
     }
 
 
-def test_table_output(runs: dict[str, Path]) -> None:
-    res = runner.invoke(
-        app, ["report", str(runs["old"]), str(runs["same"]), "--seed", "1", "-j", "1"]
-    )
+def test_table_output(runs: dict[str, Path], cli: Cli) -> None:
+    res = cli("report", runs["old"], runs["same"], "--seed 1 -j 1")
     assert res.exit_code == 0, res.output
     assert "Summary: median with 95% CI" in res.output
     assert "Comparisons" in res.output
@@ -58,21 +36,8 @@ def test_table_output(runs: dict[str, Path]) -> None:
     assert "warm-up of" in res.output
 
 
-def test_json_output_is_the_document(runs: dict[str, Path]) -> None:
-    res = runner.invoke(
-        app,
-        [
-            "report",
-            str(runs["old"]),
-            str(runs["slower"]),
-            "--format",
-            "json",
-            "--seed",
-            "1",
-            "-j",
-            "1",
-        ],
-    )
+def test_json_output_is_the_document(runs: dict[str, Path], cli: Cli) -> None:
+    res = cli("report", runs["old"], runs["slower"], "--format json --seed 1 -j 1")
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
     assert doc["format"] == "tsanalyze-report" and doc["version"] == 1
@@ -83,63 +48,19 @@ def test_json_output_is_the_document(runs: dict[str, Path]) -> None:
     assert doc["regression"] is True
 
 
-def test_fail_on_regression_exit_codes(runs: dict[str, Path]) -> None:
-    slower = runner.invoke(
-        app,
-        [
-            "report",
-            str(runs["old"]),
-            str(runs["slower"]),
-            "--fail-on",
-            "regression",
-            "-q",
-            "-j",
-            "1",
-            "--seed",
-            "1",
-        ],
-    )
+def test_fail_on_regression_exit_codes(runs: dict[str, Path], cli: Cli) -> None:
+    slower = cli("report", runs["old"], runs["slower"], "--fail-on regression -q -j 1 --seed 1")
     assert slower.exit_code == 1, slower.output
-    same = runner.invoke(
-        app,
-        [
-            "report",
-            str(runs["old"]),
-            str(runs["same"]),
-            "--fail-on",
-            "regression",
-            "-q",
-            "-j",
-            "1",
-            "--seed",
-            "1",
-        ],
-    )
+    same = cli("report", runs["old"], runs["same"], "--fail-on regression -q -j 1 --seed 1")
     assert same.exit_code == 0, same.output
     # without --fail-on a regression does not fail the command
-    plain = runner.invoke(
-        app, ["report", str(runs["old"]), str(runs["slower"]), "-q", "-j", "1", "--seed", "1"]
-    )
+    plain = cli("report", runs["old"], runs["slower"], "-q -j 1 --seed 1")
     assert plain.exit_code == 0
 
 
-def test_baseline_option(runs: dict[str, Path]) -> None:
-    res = runner.invoke(
-        app,
-        [
-            "report",
-            str(runs["old"]),
-            str(runs["slower"]),
-            "--baseline",
-            str(runs["slower"]),
-            "-f",
-            "json",
-            "-j",
-            "1",
-            "--seed",
-            "1",
-        ],
-    )
+def test_baseline_option(runs: dict[str, Path], cli: Cli) -> None:
+    slower = runs["slower"]
+    res = cli("report", runs["old"], slower, "--baseline", slower, "-f json -j 1 --seed 1")
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
     verdicts = {c["benchmark"]: c["verdict"] for c in doc["comparisons"]}
@@ -147,45 +68,16 @@ def test_baseline_option(runs: dict[str, Path]) -> None:
     assert doc["settings"]["baseline_run"] == doc["runs"][1]["file"]
 
 
-def test_interleaved_benchmarks_compared(runs: dict[str, Path]) -> None:
-    res = runner.invoke(
-        app,
-        [
-            "report",
-            str(runs["pair"]),
-            "--baseline-benchmark",
-            "old_impl",
-            "-f",
-            "json",
-            "-j",
-            "1",
-            "--seed",
-            "1",
-        ],
-    )
+def test_interleaved_benchmarks_compared(runs: dict[str, Path], cli: Cli) -> None:
+    res = cli("report", runs["pair"], "--baseline-benchmark old_impl -f json -j 1 --seed 1")
     assert res.exit_code == 0, res.output
     (c,) = json.loads(res.stdout)["comparisons"]
     assert (c["benchmark"], c["baseline_benchmark"], c["paired"]) == ("new_impl", "old_impl", True)
     assert c["verdict"] == "faster"
 
 
-def test_raw_and_estimator_options(runs: dict[str, Path]) -> None:
-    res = runner.invoke(
-        app,
-        [
-            "report",
-            str(runs["old"]),
-            "--raw",
-            "--estimator",
-            "min",
-            "-f",
-            "json",
-            "-j",
-            "1",
-            "--seed",
-            "1",
-        ],
-    )
+def test_raw_and_estimator_options(runs: dict[str, Path], cli: Cli) -> None:
+    res = cli("report", runs["old"], "--raw --estimator min -f json -j 1 --seed 1")
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
     assert doc["settings"]["raw"] is True and doc["settings"]["estimator"] == "min"
@@ -194,40 +86,25 @@ def test_raw_and_estimator_options(runs: dict[str, Path]) -> None:
         assert s["estimate"] == s["minimum"]
 
 
-def test_no_progress_bar_when_piped(runs: dict[str, Path]) -> None:
-    res = runner.invoke(app, ["report", str(runs["old"]), "-j", "1", "--seed", "1"])
+def test_no_progress_bar_when_piped(runs: dict[str, Path], cli: Cli) -> None:
+    res = cli("report", runs["old"], "-j 1 --seed 1")
     assert res.exit_code == 0
     assert "analysing series" not in res.output
 
 
-def test_reference_noise_floor(runs: dict[str, Path]) -> None:
-    res = runner.invoke(
-        app,
-        [
-            "report",
-            str(runs["pair"]),
-            "--reference",
-            "old_impl",
-            "-f",
-            "json",
-            "-j",
-            "1",
-            "--seed",
-            "1",
-        ],
-    )
+def test_reference_noise_floor(runs: dict[str, Path], cli: Cli) -> None:
+    res = cli("report", runs["pair"], "--reference old_impl -f json -j 1 --seed 1")
     assert res.exit_code == 0, res.output
     floor = json.loads(res.stdout)["noise_floor"]
     assert floor["reference"] == "old_impl"
     assert [row["benchmark"] for row in floor["table"]] == ["new_impl"]
-    bad = runner.invoke(app, ["report", str(runs["pair"]), "--reference", "nope"])
+    bad = cli("report", runs["pair"], "--reference nope")
     assert bad.exit_code == 2 and "reference" in bad.output
 
 
-def test_files_with_several_runs_are_sides_of_trials() -> None:
+def test_files_with_several_runs_are_sides_of_trials(cli: Cli) -> None:
     data = Path(__file__).resolve().parents[1] / "data" / "pyperformance"
-    py36, py38 = data / "py36.json", data / "py38.json"
-    res = runner.invoke(app, ["report", str(py36), str(py38), "-f", "json", "-q", "--seed", "1"])
+    res = cli("report", data / "py36.json", data / "py38.json", "-f json -q --seed 1")
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
     # each pyperf file holds 20 runs (processes): they are the trials of one side
@@ -241,25 +118,11 @@ def test_files_with_several_runs_are_sides_of_trials() -> None:
     assert c["verdict"] == "faster"
 
 
-def test_html_and_plots(runs: dict[str, Path], tmp_path: Path) -> None:
+def test_html_and_plots(runs: dict[str, Path], tmp_path: Path, cli: Cli) -> None:
     html = tmp_path / "out" / "report.html"
     plots = tmp_path / "plots"
-    res = runner.invoke(
-        app,
-        [
-            "report",
-            str(runs["old"]),
-            str(runs["slower"]),
-            "--html",
-            str(html),
-            "--plots",
-            str(plots),
-            "-q",
-            "-j",
-            "1",
-            "--seed",
-            "1",
-        ],
+    res = cli(
+        "report", runs["old"], runs["slower"], "--html", html, "--plots", plots, "-q -j 1 --seed 1"
     )
     assert res.exit_code == 0, res.output
     text = html.read_text(encoding="utf-8")
@@ -282,26 +145,24 @@ def test_html_and_plots(runs: dict[str, Path], tmp_path: Path) -> None:
         (["report", "{old}", "--jobs", "0"], "jobs"),
     ],
 )
-def test_bad_input_exits_2(runs: dict[str, Path], args: list[str], message: str) -> None:
-    res = runner.invoke(app, [a.format(old=runs["old"]) for a in args])
+def test_bad_input_exits_2(runs: dict[str, Path], cli: Cli, args: list[str], message: str) -> None:
+    res = cli(*(runs["old"] if a == "{old}" else a for a in args))
     assert res.exit_code == 2, res.output
     assert message in res.output
 
 
-def test_unwritable_html_exits_2(runs: dict[str, Path], tmp_path: Path) -> None:
+def test_unwritable_html_exits_2(runs: dict[str, Path], tmp_path: Path, cli: Cli) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    res = runner.invoke(
-        app, ["report", str(runs["old"]), "--html", str(blocker / "r.html"), "-q", "-j", "1"]
-    )
+    res = cli("report", runs["old"], "--html", blocker / "r.html", "-q -j 1")
     assert res.exit_code == 2
     assert "cannot write the report" in res.output
 
 
-def test_not_a_run_file_exits_2(tmp_path: Path) -> None:
+def test_not_a_run_file_exits_2(tmp_path: Path, cli: Cli) -> None:
     bad = tmp_path / "bad.parquet"
     bad.write_bytes(b"not parquet at all")
-    res = runner.invoke(app, ["report", str(bad)])
+    res = cli("report", bad)
     assert res.exit_code == 2
     assert "bad.parquet" in res.output
     assert "Traceback" not in res.output

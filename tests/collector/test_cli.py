@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from click.testing import Result
 from typer.testing import CliRunner
 
 from tsanalyze import schema
@@ -40,26 +42,17 @@ def _meta(path: Path) -> dict[str, object]:
     return json.loads(pq.read_schema(path).metadata[schema.METADATA_KEY.encode()])  # type: ignore[no-any-return]
 
 
+def _collect(out: Path, args: str) -> Result:
+    """``tsanalyze collect OUT ARGS...``, the arguments written as on a shell line."""
+    return CliRunner().invoke(app, ["collect", str(out), *shlex.split(args)])
+
+
 def test_collect_python_targets(tmp_path: Path, targets: Path) -> None:
     out = tmp_path / "r.parquet"
-    res = CliRunner().invoke(
-        app,
-        [
-            "collect",
-            str(out),
-            "--python",
-            "builtin=cli_targets_mod:sum_builtin",
-            "-p",
-            f"loop={targets}:sum_loop",
-            "--rounds",
-            "7",
-            "--seed",
-            "5",
-            "--evals",
-            "3",
-            "--tag",
-            "who=ci",
-        ],
+    res = _collect(
+        out,
+        "--python builtin=cli_targets_mod:sum_builtin "
+        f"-p {shlex.quote(f'loop={targets}:sum_loop')} --rounds 7 --seed 5 --evals 3 --tag who=ci",
     )
     assert res.exit_code == 0, res.output
     assert f"wrote {out}" in res.output and "7 rounds, 14 samples" in res.output
@@ -73,20 +66,7 @@ def test_collect_python_targets(tmp_path: Path, targets: Path) -> None:
 
 def test_collect_commands_no_interleave(tmp_path: Path, targets: Path) -> None:
     out = tmp_path / "c.parquet"
-    res = CliRunner().invoke(
-        app,
-        [
-            "collect",
-            str(out),
-            "--cmd",
-            "t=true",
-            "--cmd",
-            "e=echo hi",
-            "--rounds",
-            "3",
-            "--no-interleave",
-        ],
-    )
+    res = _collect(out, "--cmd t=true --cmd 'e=echo hi' --rounds 3 --no-interleave")
     assert res.exit_code == 0, res.output
     rows = pq.read_table(out).to_pylist()
     assert [r["benchmark"] for r in rows] == ["t"] * 3 + ["e"] * 3
@@ -96,47 +76,24 @@ def test_collect_commands_no_interleave(tmp_path: Path, targets: Path) -> None:
 def test_overwrite_refused_then_allowed(tmp_path: Path, targets: Path) -> None:
     out = tmp_path / "o.parquet"
     out.write_text("keep me")
-    args = [
-        "collect",
-        str(out),
-        "-p",
-        "b=cli_targets_mod:sum_builtin",
-        "--rounds",
-        "2",
-        "--evals",
-        "1",
-    ]
-    res = CliRunner().invoke(app, args)
+    args = "-p b=cli_targets_mod:sum_builtin --rounds 2 --evals 1"
+    res = _collect(out, args)
     assert res.exit_code == 2 and "refusing to overwrite" in res.output
     assert out.read_text() == "keep me"
-    res = CliRunner().invoke(app, [*args, "--overwrite", "--quiet"])
+    res = _collect(out, f"{args} --overwrite --quiet")
     assert res.exit_code == 0, res.output
     assert pq.read_table(out).num_rows == 2
 
 
 def test_failing_target_exit_code(tmp_path: Path, targets: Path) -> None:
     out = tmp_path / "f.parquet"
-    res = CliRunner().invoke(
-        app,
-        ["collect", str(out), "-p", "x=cli_targets_mod:broken", "--rounds", "2", "--evals", "1"],
-    )
+    res = _collect(out, "-p x=cli_targets_mod:broken --rounds 2 --evals 1")
     assert res.exit_code == 2
     assert "raised RuntimeError: broken on purpose" in res.output
-    res = CliRunner().invoke(
-        app,
-        [
-            "collect",
-            str(out),
-            "-p",
-            "x=cli_targets_mod:broken",
-            "-p",
-            "ok=cli_targets_mod:sum_builtin",
-            "--rounds",
-            "2",
-            "--evals",
-            "1",
-            "--ignore-failures",
-        ],
+    res = _collect(
+        out,
+        "-p x=cli_targets_mod:broken -p ok=cli_targets_mod:sum_builtin --rounds 2 --evals 1 "
+        "--ignore-failures",
     )
     assert res.exit_code == 0 and "2 failing samples were skipped" in res.output
 
@@ -178,23 +135,10 @@ def test_bad_arguments(tmp_path: Path, targets: Path, args: list[str], message: 
 
 def test_oracle_parameters_from_the_command_line(tmp_path: Path, targets: Path) -> None:
     out = tmp_path / "t.parquet"
-    res = CliRunner().invoke(
-        app,
-        [
-            "collect",
-            str(out),
-            "-p",
-            "b=cli_targets_mod:sum_builtin",
-            "--rounds",
-            "2",
-            "--tau-acc",
-            "5000",
-            "--tau-prec",
-            "10",
-            "--min-sample-ns",
-            "250000",
-            "--quiet",
-        ],
+    res = _collect(
+        out,
+        "-p b=cli_targets_mod:sum_builtin --rounds 2 --tau-acc 5000 --tau-prec 10 "
+        "--min-sample-ns 250000 --quiet",
     )
     assert res.exit_code == 0, res.output
     oracle = _meta(out)["collector"]["oracle"]  # type: ignore[index]

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import sys
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -15,16 +16,34 @@ import pytest
 
 import tsanalyze
 from tsanalyze import schema
-from tsanalyze.collector import Clock, ClockWarning, CommandTarget, PythonTarget, collect, get_clock
+from tsanalyze.collector import (
+    Clock,
+    ClockWarning,
+    CommandTarget,
+    PythonTarget,
+    Recording,
+    collect,
+    get_clock,
+)
 from tsanalyze.errors import CollectorError, RunExistsError
 
 
-@pytest.fixture(scope="module")
-def clk() -> Clock:
+@functools.cache
+def _clock() -> Clock:
     with warnings.catch_warnings():
         # a CI machine without a usable TSC falls back with a ClockWarning: fine here
         warnings.simplefilter("ignore", ClockWarning)
         return get_clock()
+
+
+@pytest.fixture(scope="module")
+def clk() -> Clock:
+    return _clock()
+
+
+def _collect(benchmarks: Mapping[str, Any], path: Path, **kwargs: Any) -> Recording:
+    """collect() with the tests' clock and no progress line."""
+    return collect(benchmarks, path, clock=_clock(), progress=False, **kwargs)
 
 
 def _read(path: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -66,20 +85,12 @@ def test_forced_clocks_produce_valid_runs(
     assert len(df) == 40 and set(df["benchmark"].astype(str)) == {"a", "b"}
 
 
-def test_interleaved_order_is_a_permutation_per_round_and_reproducible(
-    tmp_path: Path, clk: Clock
-) -> None:
+def test_interleaved_order_is_a_permutation_per_round_and_reproducible(tmp_path: Path) -> None:
     names = ["a", "b", "c", "d"]
     bench: dict[str, object] = dict.fromkeys(names, _noop)
-    r1 = collect(
-        bench, tmp_path / "1.parquet", rounds=30, seed=42, evals=1, clock=clk, progress=False
-    )
-    r2 = collect(
-        bench, tmp_path / "2.parquet", rounds=30, seed=42, evals=1, clock=clk, progress=False
-    )
-    r3 = collect(
-        bench, tmp_path / "3.parquet", rounds=30, seed=43, evals=1, clock=clk, progress=False
-    )
+    r1 = _collect(bench, tmp_path / "1.parquet", rounds=30, seed=42, evals=1)
+    r2 = _collect(bench, tmp_path / "2.parquet", rounds=30, seed=42, evals=1)
+    r3 = _collect(bench, tmp_path / "3.parquet", rounds=30, seed=43, evals=1)
 
     def orders(path: Path) -> list[list[str]]:
         rows, _ = _read(path)
@@ -142,15 +153,9 @@ def test_seed_is_drawn_and_recorded_when_not_given(tmp_path: Path, clk: Clock) -
     assert other.metadata["collector"]["seed"] != seed and _orders(other.path) != drawn
 
 
-def test_sequential_mode(tmp_path: Path, clk: Clock) -> None:
-    rec = collect(
-        {"a": _noop, "b": _work},
-        tmp_path / "s.parquet",
-        rounds=10,
-        interleave=False,
-        evals=2,
-        clock=clk,
-        progress=False,
+def test_sequential_mode(tmp_path: Path) -> None:
+    rec = _collect(
+        {"a": _noop, "b": _work}, tmp_path / "s.parquet", rounds=10, interleave=False, evals=2
     )
     rows, meta = _read(rec.path)
     assert [r["benchmark"] for r in rows] == ["a"] * 10 + ["b"] * 10
@@ -164,13 +169,8 @@ def test_sequential_mode(tmp_path: Path, clk: Clock) -> None:
 def test_time_budget_stops_the_run(tmp_path: Path, clk: Clock) -> None:
     import time
 
-    rec = collect(
-        {"a": lambda: time.sleep(0.002)},
-        tmp_path / "t.parquet",
-        time_budget=0.1,
-        evals=1,
-        clock=clk,
-        progress=False,
+    rec = _collect(
+        {"a": lambda: time.sleep(0.002)}, tmp_path / "t.parquet", time_budget=0.1, evals=1
     )
     assert rec.metadata["collector"]["stop_reason"] == "time_budget"
     assert 5 <= rec.rounds <= 60
@@ -182,14 +182,12 @@ def test_time_budget_stops_the_run(tmp_path: Path, clk: Clock) -> None:
         assert abs(check["relative_difference"]) < 0.005
 
 
-def test_algorithm1_picks_more_evals_for_a_faster_real_target(tmp_path: Path, clk: Clock) -> None:
+def test_algorithm1_picks_more_evals_for_a_faster_real_target(tmp_path: Path) -> None:
     # a no-op (~50 ns) vs a ~20 us loop: with the measured timer, the no-op needs more evals
     def slow() -> int:
         return sum(range(2000))
 
-    rec = collect(
-        {"fast": _noop, "slow": slow}, tmp_path / "e.parquet", rounds=3, clock=clk, progress=False
-    )
+    rec = _collect({"fast": _noop, "slow": slow}, tmp_path / "e.parquet", rounds=3)
     assert rec.evals["fast"] > rec.evals["slow"] >= 1
     per = rec.metadata["collector"]["oracle"]["per_benchmark"]
     assert per["fast"]["t_hat_ns"] < per["slow"]["t_hat_ns"]
@@ -198,19 +196,14 @@ def test_algorithm1_picks_more_evals_for_a_faster_real_target(tmp_path: Path, cl
     assert {r["evals"] for r in rows if r["benchmark"] == "fast"} == {rec.evals["fast"]}
 
 
-def test_fixed_evals_per_benchmark(tmp_path: Path, clk: Clock) -> None:
-    rec = collect(
-        {"a": _noop, "b": _noop},
-        tmp_path / "f.parquet",
-        rounds=3,
-        evals={"a": 7, "b": 2},
-        clock=clk,
-        progress=False,
+def test_fixed_evals_per_benchmark(tmp_path: Path) -> None:
+    rec = _collect(
+        {"a": _noop, "b": _noop}, tmp_path / "f.parquet", rounds=3, evals={"a": 7, "b": 2}
     )
     assert rec.evals == {"a": 7, "b": 2}
 
 
-def test_setup_runs_per_sample_outside_the_timing(tmp_path: Path, clk: Clock) -> None:
+def test_setup_runs_per_sample_outside_the_timing(tmp_path: Path) -> None:
     import time
 
     calls: list[str] = []
@@ -224,14 +217,7 @@ def test_setup_runs_per_sample_outside_the_timing(tmp_path: Path, clk: Clock) ->
         calls.append("fn")
         sorted(state)
 
-    rec = collect(
-        {"s": PythonTarget(fn, setup=setup)},
-        tmp_path / "u.parquet",
-        rounds=4,
-        evals=3,
-        clock=clk,
-        progress=False,
-    )
+    rec = _collect({"s": PythonTarget(fn, setup=setup)}, tmp_path / "u.parquet", rounds=4, evals=3)
     rows, meta = _read(rec.path)
     assert calls == ["setup", "fn", "fn", "fn"] * 4
     assert max(r["ns"] for r in rows) < 5e6
@@ -239,18 +225,16 @@ def test_setup_runs_per_sample_outside_the_timing(tmp_path: Path, clk: Clock) ->
 
 
 @pytest.mark.parametrize("mode", ["enabled", "disabled", "collect"])
-def test_gc_mode_is_recorded_and_restored(tmp_path: Path, clk: Clock, mode: str) -> None:
+def test_gc_mode_is_recorded_and_restored(tmp_path: Path, mode: str) -> None:
     import gc
 
     seen: list[bool] = []
-    rec = collect(
+    rec = _collect(
         {"g": lambda: seen.append(gc.isenabled())},
         tmp_path / "g.parquet",
         rounds=2,
         evals=1,
         gc=mode,  # type: ignore[arg-type]
-        clock=clk,
-        progress=False,
     )
     assert rec.metadata["target"]["spec"]["g"]["gc"] == mode
     assert rec.metadata["collector"]["gc"] == mode
@@ -258,19 +242,19 @@ def test_gc_mode_is_recorded_and_restored(tmp_path: Path, clk: Clock, mode: str)
     assert gc.isenabled()
 
 
-def test_overwrite_refusal(tmp_path: Path, clk: Clock) -> None:
+def test_overwrite_refusal(tmp_path: Path) -> None:
     out = tmp_path / "x.parquet"
     out.write_bytes(b"precious")
     ran: list[int] = []
     with pytest.raises(RunExistsError, match="refusing to overwrite"):
-        collect({"a": lambda: ran.append(1)}, out, rounds=2, evals=1, clock=clk, progress=False)
+        _collect({"a": lambda: ran.append(1)}, out, rounds=2, evals=1)
     assert out.read_bytes() == b"precious" and ran == []  # refused before any timing
-    rec = collect({"a": _noop}, out, rounds=2, evals=1, clock=clk, overwrite=True, progress=False)
+    rec = _collect({"a": _noop}, out, rounds=2, evals=1, overwrite=True)
     assert _read(rec.path)[0]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.parquet"]  # no temporary left
 
 
-def test_failing_target_stops_and_keeps_samples(tmp_path: Path, clk: Clock) -> None:
+def test_failing_target_stops_and_keeps_samples(tmp_path: Path) -> None:
     count = {"n": 0}
 
     def flaky() -> None:
@@ -282,23 +266,23 @@ def test_failing_target_stops_and_keeps_samples(tmp_path: Path, clk: Clock) -> N
     with pytest.raises(
         CollectorError, match=r"benchmark 'bad' raised RuntimeError: boom .*5 samples .*written"
     ):
-        collect({"bad": flaky}, out, rounds=20, evals=1, clock=clk, progress=False)
+        _collect({"bad": flaky}, out, rounds=20, evals=1)
     rows, meta = _read(out)
     assert len(rows) == 5
     assert meta["collector"]["stop_reason"] == "failure"
 
 
-def test_failure_in_the_first_sample_writes_nothing(tmp_path: Path, clk: Clock) -> None:
+def test_failure_in_the_first_sample_writes_nothing(tmp_path: Path) -> None:
     def bad() -> None:
         raise ValueError("nope")
 
     out = tmp_path / "n.parquet"
     with pytest.raises(CollectorError, match="nothing was written"):
-        collect({"bad": bad}, out, rounds=3, evals=1, clock=clk, progress=False)
+        _collect({"bad": bad}, out, rounds=3, evals=1)
     assert list(tmp_path.iterdir()) == []
 
 
-def test_ignore_failures_skips_samples(tmp_path: Path, clk: Clock) -> None:
+def test_ignore_failures_skips_samples(tmp_path: Path) -> None:
     count = {"n": 0}
 
     def flaky() -> None:
@@ -306,14 +290,8 @@ def test_ignore_failures_skips_samples(tmp_path: Path, clk: Clock) -> None:
         if count["n"] % 3 == 0:
             raise RuntimeError("every third")
 
-    rec = collect(
-        {"f": flaky, "ok": _noop},
-        tmp_path / "i.parquet",
-        rounds=9,
-        evals=1,
-        clock=clk,
-        ignore_failures=True,
-        progress=False,
+    rec = _collect(
+        {"f": flaky, "ok": _noop}, tmp_path / "i.parquet", rounds=9, evals=1, ignore_failures=True
     )
     rows, meta = _read(rec.path)
     assert rec.failures == 3 == meta["collector"]["failures"]
@@ -322,24 +300,22 @@ def test_ignore_failures_skips_samples(tmp_path: Path, clk: Clock) -> None:
     assert [r["sample"] for r in rows if r["benchmark"] == "f"] == list(range(6))
 
 
-def test_failing_target_during_auto_evals(tmp_path: Path, clk: Clock) -> None:
+def test_failing_target_during_auto_evals(tmp_path: Path) -> None:
     def bad() -> None:
         raise KeyError("x")
 
     with pytest.raises(CollectorError, match="while choosing evals"):
-        collect({"bad": bad}, tmp_path / "a.parquet", rounds=3, clock=clk, progress=False)
+        _collect({"bad": bad}, tmp_path / "a.parquet", rounds=3)
     assert list(tmp_path.iterdir()) == []
 
 
-def test_commands(tmp_path: Path, clk: Clock) -> None:
+def test_commands(tmp_path: Path) -> None:
     py = sys.executable
-    rec = collect(
+    rec = _collect(
         {"true": "true", "py": CommandTarget([py, "-c", "pass"])},
         tmp_path / "c.parquet",
         rounds=3,
         seed=0,
-        clock=clk,
-        progress=False,
     )
     rows, meta = _read(rec.path)
     assert len(rows) == 6 and rec.evals == {"true": 1, "py": 1}
@@ -356,45 +332,32 @@ def test_commands(tmp_path: Path, clk: Clock) -> None:
     assert meta["target"]["spec"]["py"]["command"].endswith("-c pass")
 
 
-def test_failing_command(tmp_path: Path, clk: Clock) -> None:
+def test_failing_command(tmp_path: Path) -> None:
     py = sys.executable
     cmd = CommandTarget([py, "-c", "import sys; sys.stderr.write('bad thing'); sys.exit(3)"])
     with pytest.raises(CollectorError, match="exited with status 3; stderr: bad thing"):
-        collect({"c": cmd}, tmp_path / "c.parquet", rounds=3, clock=clk, progress=False)
-    rec = collect(
-        {"c": cmd, "t": "true"},
-        tmp_path / "d.parquet",
-        rounds=3,
-        clock=clk,
-        ignore_failures=True,
-        progress=False,
-    )
+        _collect({"c": cmd}, tmp_path / "c.parquet", rounds=3)
+    rec = _collect({"c": cmd, "t": "true"}, tmp_path / "d.parquet", rounds=3, ignore_failures=True)
     assert rec.failures == 3 and rec.samples == 3
 
 
-def test_shell_command(tmp_path: Path, clk: Clock) -> None:
-    rec = collect(
-        {"s": CommandTarget("true && true", shell=True)},
-        tmp_path / "s.parquet",
-        rounds=2,
-        clock=clk,
-        progress=False,
+def test_shell_command(tmp_path: Path) -> None:
+    rec = _collect(
+        {"s": CommandTarget("true && true", shell=True)}, tmp_path / "s.parquet", rounds=2
     )
     assert rec.metadata["target"]["spawn_overhead_ns"]["command"] == "sh -c ''"
 
 
-def test_on_round_callback_and_user_tags(tmp_path: Path, clk: Clock) -> None:
+def test_on_round_callback_and_user_tags(tmp_path: Path) -> None:
     seen: list[int] = []
-    rec = collect(
+    rec = _collect(
         {"a": _noop},
         tmp_path / "o.parquet",
         rounds=4,
         evals=1,
-        clock=clk,
         on_round=seen.append,
         user={"branch": "main"},
         run_id="my-run",
-        progress=False,
     )
     assert seen == [1, 2, 3, 4]
     assert rec.run == "my-run" and rec.metadata["user"] == {"branch": "main"}
@@ -457,13 +420,11 @@ def test_invalid_arguments(tmp_path: Path, clk: Clock, kwargs: dict[str, Any], m
     assert list(tmp_path.iterdir()) == []
 
 
-def test_output_directory_errors(tmp_path: Path, clk: Clock) -> None:
+def test_output_directory_errors(tmp_path: Path) -> None:
     with pytest.raises(CollectorError, match="does not exist"):
-        collect(
-            {"a": _noop}, tmp_path / "missing" / "r.parquet", rounds=1, clock=clk, progress=False
-        )
+        _collect({"a": _noop}, tmp_path / "missing" / "r.parquet", rounds=1)
     with pytest.raises(CollectorError, match="is a directory"):
-        collect({"a": _noop}, tmp_path, rounds=1, clock=clk, progress=False)
+        _collect({"a": _noop}, tmp_path, rounds=1)
 
 
 def test_rounds_reach_the_partial_as_they_accumulate(tmp_path: Path, clk: Clock) -> None:
@@ -481,15 +442,13 @@ def test_rounds_reach_the_partial_as_they_accumulate(tmp_path: Path, clk: Clock)
             with ipc.open_stream(partial[0]) as reader:
                 flushed[n] = sum(b.num_rows for b in reader)
 
-    rec = collect(
+    rec = _collect(
         {"a": _noop, "b": _noop},
         tmp_path / "g.parquet",
         rounds=50,
         evals=1,
-        clock=clk,
         flush_rows=20,
         on_round=watch,
-        progress=False,
     )
     # flush_rows=20 with 2 rows a round: a flush after rounds 10, 20, 30, ...
     assert flushed == {10: 20, 30: 60}
@@ -500,15 +459,15 @@ def test_rounds_reach_the_partial_as_they_accumulate(tmp_path: Path, clk: Clock)
         collect({"a": _noop}, tmp_path / "h.parquet", rounds=1, clock=clk, flush_rows=0)
 
 
-def test_target_calling_sys_exit_is_a_failure(tmp_path: Path, clk: Clock) -> None:
+def test_target_calling_sys_exit_is_a_failure(tmp_path: Path) -> None:
     def quits() -> None:
         sys.exit(4)
 
     with pytest.raises(CollectorError, match="raised SystemExit: 4"):
-        collect({"q": quits}, tmp_path / "q.parquet", rounds=2, evals=1, clock=clk, progress=False)
+        _collect({"q": quits}, tmp_path / "q.parquet", rounds=2, evals=1)
 
 
-def test_auto_evals_make_samples_pass_the_reports_timer_checks(tmp_path: Path, clk: Clock) -> None:
+def test_auto_evals_make_samples_pass_the_reports_timer_checks(tmp_path: Path) -> None:
     # a sub-microsecond function: Algorithm 1 alone gives 1 evaluation and samples whose
     # clock-read share is 10-30% (our own report then flags the run); the default floor
     # makes every sample long enough for the checks in tsanalyze.stats.timer
@@ -518,7 +477,7 @@ def test_auto_evals_make_samples_pass_the_reports_timer_checks(tmp_path: Path, c
     def short() -> int:
         return sum(range(20))
 
-    rec = collect({"short": short}, tmp_path / "s.parquet", rounds=50, clock=clk, progress=False)
+    rec = _collect({"short": short}, tmp_path / "s.parquet", rounds=50)
     oracle_meta = rec.metadata["collector"]["oracle"]
     timer = rec.metadata["timer"]
     limits = (100 * timer["overhead_ns"], 100 * timer["accuracy_ns"], 1000 * timer["precision_ns"])
@@ -533,9 +492,9 @@ def test_auto_evals_make_samples_pass_the_reports_timer_checks(tmp_path: Path, c
     )
     assert check.n_dominated == 0 and check.n_overhead <= 1, check.warnings
     # 0 switches the floor off: Algorithm 1 alone
-    off = collect(
-        {"short": short}, tmp_path / "o.parquet", rounds=3, clock=clk, progress=False,
-        min_sample_ns=0,
+    off = _collect(
+        {"short": short}, tmp_path / "o.parquet", rounds=3,
+        min_sample_ns=0
     )  # fmt: skip
     per = off.metadata["collector"]["oracle"]["per_benchmark"]["short"]
     assert off.evals["short"] == per["oracle_evals"]

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import sys
 import warnings
-from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -21,16 +20,7 @@ import tsanalyze
 
 numpydoc_docscrape = pytest.importorskip("numpydoc.docscrape")
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
 PUBLIC = sorted(tsanalyze._API)
-
-
-def _gen_pages():  # the docs generator lives in docs/, not in the package
-    sys.path.insert(0, str(DOCS))
-    try:
-        return importlib.import_module("gen_pages")
-    finally:
-        sys.path.remove(str(DOCS))
 
 
 def _parse(obj: object) -> tuple[object, list[str]]:
@@ -92,8 +82,8 @@ def test_public_name_has_numpydoc_docstring(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", PUBLIC)
-def test_public_name_is_in_the_api_reference(name: str) -> None:
-    page = _gen_pages().api_page()
+def test_public_name_is_in_the_api_reference(name: str, gen_pages: ModuleType) -> None:
+    page = gen_pages.api_page()
     assert f"::: {tsanalyze._API[name]}.{name}\n" in page
 
 

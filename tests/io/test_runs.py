@@ -60,7 +60,7 @@ def test_round_trip_every_column_and_metadata_key(tmp_path: Path) -> None:
     meta["user"] = {"tag": "π ünïcode"}
     path = write_run(frame, tmp_path / "rt.parquet", meta)
     back = read_runs(path)
-    for col in schema.COLUMN_NAMES:
+    for col in (c for c in schema.COLUMN_NAMES if c in frame.columns):
         left = back[col].astype(str) if col in ("benchmark", "run") else back[col]
         right = frame[col].astype(str) if col in ("benchmark", "run") else frame[col]
         np.testing.assert_array_equal(left.to_numpy(), right.to_numpy(), err_msg=col)
@@ -160,7 +160,7 @@ def test_error_wrong_dtype(tmp_path: Path) -> None:
     _err(p, "dtype.parquet", "column ns: expected float64, got string")
 
 
-@pytest.mark.parametrize("bad, needle", [(None, "null time at row 3"), (float("nan"), "non-finite"), (float("inf"), "non-finite")])
+@pytest.mark.parametrize("bad, needle", [(None, "null at row 3"), (float("nan"), "not finite"), (float("inf"), "not finite")])
 def test_error_null_or_non_finite_time(tmp_path: Path, bad, needle) -> None:
     t, meta = _good_table(tmp_path)
     ns = t.column("ns").to_pylist()
@@ -186,7 +186,7 @@ def test_error_evals_below_one(tmp_path: Path) -> None:
     ev[5] = 0
     t = t.set_column(t.schema.get_field_index("evals"), "evals", pa.array(ev, pa.int64()))
     p = _raw_write(tmp_path / "ev.parquet", t, meta)
-    _err(p, "ev.parquet", "column evals", "row 5", "< 1")
+    _err(p, "ev.parquet", "column evals", "row 5", "not a whole number from 1 to")
 
 
 def test_error_duplicate_sample(tmp_path: Path) -> None:
@@ -195,7 +195,7 @@ def test_error_duplicate_sample(tmp_path: Path) -> None:
     s[1] = s[0]
     t = t.set_column(t.schema.get_field_index("sample"), "sample", pa.array(s, pa.int64()))
     p = _raw_write(tmp_path / "dup.parquet", t, meta)
-    _err(p, "dup.parquet", "duplicate (run, benchmark, sample)", "row 1")
+    _err(p, "dup.parquet", "duplicate (run, benchmark, sample)", "rows 0 and 1")
 
 
 def test_error_duplicate_across_files(tmp_path: Path) -> None:

@@ -46,9 +46,13 @@ def test_tables_and_findings(ra: RunAnalysis) -> None:
 
 
 def test_findings_worst_first(ra: RunAnalysis) -> None:
-    ranks = [rf.finding.rank for rf in report_findings(ra)]
+    found = report_findings(ra)
+    ranks = [rf.finding.rank for rf in found]
     assert ranks == sorted(ranks, reverse=True)
-    assert ranks and ranks[0] == 2  # the slower verdict is serious
+    # one benchmark slower than another of the same run (asked for with a baseline
+    # benchmark) is a result, said as a note: not a regression, not serious
+    (slower,) = [rf.finding for rf in found if rf.finding.code == "slower"]
+    assert slower.severity == "info" and "30% slower than plain" in slower.message
 
 
 def test_trials_table() -> None:

@@ -241,17 +241,18 @@ def test_autocorrelation_edge_cases() -> None:
     with pytest.raises(ValueError, match="index 0"):
         autocorrelation([math.inf, 2.0, 3.0, 4.0, 5.0])
     with pytest.raises(ValueError, match="nlags"):
-        autocorrelation(np.arange(20.0), nlags=15)
+        autocorrelation(np.arange(1.0, 21.0), nlags=15)
     const = autocorrelation(np.full(40, 7.0))
     assert const.independent and const.ljungbox_pvalue == 1.0
     assert const.integrated_time == 1.0
     assert "constant" in const.warning_codes
-    trend = autocorrelation(np.arange(300.0))
+    trend = autocorrelation(np.arange(1.0, 301.0))
     assert trend.subsession_size is None and not trend.independent
     assert "no-subsession-size" in trend.warning_codes
-    # negative and zero times are numbers like any other here
-    four = autocorrelation([-1.0, 0.0, 2.0, -3.0])
-    assert four.n == 4
+    # issue 18: times must be > 0, as in compare() (one validation path for every entry)
+    with pytest.raises(ValueError, match=r"x: value at index 0 is -1\.0; times must be > 0"):
+        autocorrelation([-1.0, 0.0, 2.0, -3.0])
+    assert autocorrelation([1.0, 4.0, 2.0, 3.0]).n == 4
 
 
 def test_public_export() -> None:

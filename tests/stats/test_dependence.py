@@ -116,7 +116,7 @@ def test_regimes_need_modes_and_long_runs() -> None:
 
 
 def test_estimate_refuses_or_widens() -> None:
-    short = _ar1(200, 0.97, 13)
+    short = 1000.0 + 10.0 * _ar1(200, 0.97, 13)
     for est in ("median", "mean", "trimmed_mean"):
         e = estimate(short, est, rng=1)  # type: ignore[arg-type]
         assert e.method == "unbounded" and (e.ci_low, e.ci_high) == (-math.inf, math.inf)
@@ -134,7 +134,7 @@ def test_estimate_refuses_or_widens() -> None:
         # var(mean) is n^0.6 ~ 96 times the i.i.d. one: the interval is ~6-20x wider
         assert 4 * naive < (e.ci_high - e.ci_low) / 2 < 25 * naive
     # the independent and short-range paths are untouched: benchstat's interval stays
-    iid = np.random.default_rng(15).normal(size=500)
+    iid = 100.0 + np.random.default_rng(15).normal(size=500)
     assert estimate(iid).method == "order-statistic"
     with pytest.raises(ValueError, match="dependence"):
         estimate(iid, dependence=d)

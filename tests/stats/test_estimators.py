@@ -251,12 +251,13 @@ def test_edge_cases() -> None:
     assert (const.ci_low, const.ci_high) == (3.0, 3.0)
     few = estimate(np.arange(1.0, 13.0), "median")
     assert few.method == "order-statistic" and math.isfinite(few.ci_high)
-    # negative and zero values are allowed (differences, corrected times)
-    neg = estimate(np.random.default_rng(1).normal(0.0, 1.0, 200), "median")
-    assert neg.ci_low < 0 < neg.ci_high
-    assert math.isnan(neg.relative_halfwidth)
+    # issue 18: times must be > 0, as in compare() (one validation path for every entry)
+    with pytest.raises(ValueError, match=r"x: value at index \d+ is -.*times must be > 0"):
+        estimate(np.random.default_rng(1).normal(0.0, 1.0, 200), "median")
+    with pytest.raises(ValueError, match=r"index 1 is 0\.0"):
+        estimate([1.0, 0.0, 2.0])
     # a trend is not a stationary series: no honest interval, and a serious finding says so
-    trend = estimate(np.arange(300.0), "mean", rng=1, n_resamples=200)
+    trend = estimate(np.arange(1.0, 301.0), "mean", rng=1, n_resamples=200)
     assert "too-short-for-dependence" in trend.warning_codes
     assert trend.method == "unbounded" and (trend.ci_low, trend.ci_high) == (-math.inf, math.inf)
 

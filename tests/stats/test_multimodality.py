@@ -106,3 +106,116 @@ def test_affine_equivariance(seed: int, shift: float, scale: float) -> None:
     np.testing.assert_allclose(
         b.locations, a.locations * scale + shift, rtol=1e-3, atol=1e-3 * scale * 100
     )
+
+
+def _merge_reference(
+    f: np.ndarray, peaks: list[int], sorted_a: np.ndarray, pts: np.ndarray, n: int,
+    h: float, min_mass: float, z: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """The direct formulation (the code before issue 24): every round recomputes every
+    valley with an argmin and every basin's mass, then drops the weakest candidate."""
+    import itertools
+    import math
+
+    peaks = list(peaks)
+    rk = 1.0 / (2.0 * math.sqrt(math.pi))
+
+    def se(v: float) -> float:
+        return math.sqrt(max(v, 0.0) * rk / (n * h))
+
+    while True:
+        valleys = [p + int(np.argmin(f[p:q])) for p, q in itertools.pairwise(peaks)]
+        cuts = np.concatenate(([-np.inf], pts[valleys], [np.inf])) if valleys else None
+        if cuts is None:
+            masses = np.array([1.0])
+        else:
+            masses = np.diff(np.searchsorted(sorted_a, cuts, side="right")) / n
+        worst, worst_score = -1, 0.0
+        for i in range(len(peaks)):
+            if masses[i] < min_mass:
+                score = masses[i] / min_mass
+                if worst < 0 or score < worst_score:
+                    worst, worst_score = i, score
+        if worst < 0:
+            for j, v in enumerate(valleys):
+                low_peak = min(f[peaks[j]], f[peaks[j + 1]])
+                margin = (low_peak - f[v]) / (z * (se(low_peak) + se(f[v])))
+                if margin < 1.0 and (worst < 0 or margin < worst_score):
+                    worst = j if f[peaks[j]] < f[peaks[j + 1]] else j + 1
+                    worst_score = margin
+        if worst < 0 or len(peaks) == 1:
+            break
+        peaks.pop(worst)
+    return np.asarray(peaks), np.asarray(valleys, dtype=np.int64), masses
+
+
+def _candidates(f: np.ndarray) -> np.ndarray:
+    return np.flatnonzero((f[1:-1] > f[:-2]) & (f[1:-1] >= f[2:])) + 1  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+@pytest.mark.parametrize("seed", range(40))
+def test_merging_with_heaps_is_exactly_the_direct_formulation(
+    seed: int, compiled: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both the compiled merge loop and its Python twin (used without numba)."""
+    import tsanalyze.stats.multimodality as mm
+    from tsanalyze.stats._numba import HAVE_NUMBA
+    from tsanalyze.stats.multimodality import _merge_candidates
+
+    if compiled and not HAVE_NUMBA:
+        pytest.skip("numba is not installed (extra 'fast')")
+    monkeypatch.setattr(mm, "HAVE_NUMBA", compiled)
+
+    rng = np.random.default_rng(seed)
+    size = int(rng.integers(64, 1500))
+    if seed % 3 == 0:  # plateaus and equal valleys: every tie rule is exercised
+        f = rng.integers(0, 4, size).astype(float) + 0.5
+    elif seed % 3 == 1:  # a wiggly density with a few real bumps
+        t = np.linspace(0, 1, size)
+        f = np.exp(-((t - 0.3) ** 2) / 0.002) + 0.6 * np.exp(-((t - 0.7) ** 2) / 0.001)
+        f = np.abs(f + rng.normal(0, 0.05, size))
+    else:
+        f = rng.exponential(1.0, size)
+    pts = np.linspace(0.0, 1.0, size)
+    n = int(rng.integers(20, 5000))
+    sorted_a = np.sort(rng.choice(np.r_[pts, rng.uniform(-0.1, 1.1, 50)], n))
+    h = float(rng.uniform(0.001, 0.05))
+    min_mass = float(rng.choice([0.01, 0.05, 0.2]))
+    z = float(rng.choice([0.5, 3.0]))
+    peaks = _candidates(f)
+    assert peaks.size > 1
+    ref = _merge_reference(f, list(peaks), sorted_a, pts, n, h, min_mass, z)
+    kept, valleys, counts = _merge_candidates(
+        f, peaks, sorted_a, pts, n=n, h=h, min_mass=min_mass, z=z
+    )
+    np.testing.assert_array_equal(kept, ref[0])
+    np.testing.assert_array_equal(valleys, ref[1])
+    np.testing.assert_array_equal(counts / n, ref[2])
+
+
+def test_real_densities_merge_exactly_as_the_direct_formulation() -> None:
+    from tsanalyze.stats.multimodality import _merge_candidates
+
+    rng = np.random.default_rng(5)
+    series = [
+        _mixture(0.1, 0.3, 2000, seed=1),
+        simulate_series(1000, noise="delay", rng=rng).x,
+        simulate_series(5000, noise="t3-spikes", rng=rng).x,
+        np.concatenate([rng.normal(0, 1, 1000), rng.normal(10, 1, 800), rng.normal(20, 1, 60)]),
+    ]
+    for x in series:
+        m = multimodality(x)
+        lo, hi = np.quantile(x, [0.005, 0.995])
+        h = m.bandwidth
+        pts, f = kde_grid(x, h, float(lo) - 3 * h, float(hi) + 3 * h, 2048)
+        peaks = _candidates(f)
+        sorted_a = np.sort(x)
+        ref = _merge_reference(f, list(peaks), sorted_a, pts, x.size, h, 0.05, 3.0)
+        kept, valleys, counts = _merge_candidates(
+            f, peaks, sorted_a, pts, n=x.size, h=h, min_mass=0.05, z=3.0
+        )
+        np.testing.assert_array_equal(kept, ref[0])
+        np.testing.assert_array_equal(valleys, ref[1])
+        np.testing.assert_array_equal(counts / x.size, ref[2])
+        np.testing.assert_array_equal(m.locations, pts[ref[0]])

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import tsanalyze
@@ -227,6 +227,9 @@ def test_outlier_variance_not_applicable_and_edges() -> None:
     st.floats(0.0, 5.0),
     st.integers(2, 10**9),
 )
+# issue 18: hypothesis once drew this; sd**2 is subnormal and the fraction came out -1/3
+@example(117879.0, 2.98e-167, 5)
+@example(117879.0, 1e-300, 5)
 def test_fraction_is_a_fraction(mean: float, rel_sd: float, evals: int) -> None:
     r = outlier_variance(mean, mean * rel_sd, evals)
     assert 0.0 <= r.fraction <= 1.0 + 1e-12
@@ -248,3 +251,14 @@ def test_tukey_filter_counts_and_fences() -> None:
     assert tukey_filter([2.0, 2.0, 2.0]).n_removed == 0
     with pytest.raises(ValueError, match="mild:"):
         tukey_filter(d, mild=0)
+
+
+@pytest.mark.parametrize("rel_sd", [1e-6, 1e-9, 1e-12, 1e-100, 2.98e-167, 1e-300])
+def test_a_tiny_sd_gives_the_limit_of_the_model(rel_sd: float) -> None:
+    # issue 18: with sd << mean, sigma_G = sd/sqrt(a), so v(c)/sd^2 = ((a - c)/a)(c/a) and
+    # c_max = a - 1 (c -> a from below): f = (a - 1)/a^2 = 0.16 for a = 5, however small
+    # sd is. Before, c_max rounded to a for sd/mean < 1e-8 (f = 0) and the subnormal
+    # squares gave f = -1/3 at sd/mean = 2.98e-167.
+    r = outlier_variance(117879.0, 117879.0 * rel_sd, 5)
+    assert r.c_max == 4
+    assert r.fraction == pytest.approx(4 / 25, rel=1e-12)

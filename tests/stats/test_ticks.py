@@ -110,7 +110,8 @@ def test_constant_series_on_a_known_grid() -> None:
 
 def test_fine_grid_widens_silently() -> None:
     # integer ns on a 1000 ns median with a wide interval: widened, but not worth a word
-    x = np.round(simulate_series(2000, noise="t3", scale=0.05, rng=4).x)
+    # rng=3: the t3 simulation of seed 4 holds a negative "time" (-54 ns), refused since issue 18
+    x = np.round(simulate_series(2000, noise="t3", scale=0.05, rng=3).x)
     e = estimate(x, "median")
     exact = estimate(x, "median", tick=None)
     assert (e.ci_low, e.ci_high) == (exact.ci_low - 0.5, exact.ci_high + 0.5)

@@ -305,3 +305,28 @@ def test_ci_overlap() -> None:
     assert ci_overlap(1.0, 2.0, 1.5, 3.0)
     assert ci_overlap(1.0, 2.0, 2.0, 3.0)
     assert not ci_overlap(1.0, 2.0, 2.1, 3.0)
+
+
+@pytest.mark.parametrize("kind", ["grid", "normal", "constant-side", "heavy-tails", "tiny"])
+def test_median_of_differences_is_exactly_numpys_median_of_all_pairs(kind: str) -> None:
+    from tsanalyze.stats.two_sample import _bracketed_median, median_of_differences
+
+    g = np.random.default_rng(len(kind))
+    for _ in range(30):
+        p, q = (int(v) for v in g.integers(230, 1400, 2))
+        if kind == "grid":  # integer ns: many equal differences
+            x, y = np.round(g.exponential(10, p)) + 1000, np.round(g.exponential(10, q)) + 1003
+        elif kind == "normal":
+            x, y = g.normal(0, 1, p), g.normal(0.3, 2, q)
+        elif kind == "constant-side":
+            x, y = np.full(p, 5.0), np.round(g.normal(5, 1, q))
+        elif kind == "heavy-tails":
+            x = g.standard_t(2, p) * 1e6 + 1e9
+            y = g.standard_t(2, q) * 1e6 + 1e9 + 1e4
+        else:  # differences near the last bits of large values
+            x = 1e12 + g.integers(0, 3, p) * 1e-4
+            y = 1e12 + g.integers(0, 3, q) * 1e-4
+        ref = float(np.median(np.subtract.outer(y, x)))
+        assert median_of_differences(x, y) == ref
+        # and by the bracket, not by the fallback that forms every pair
+        assert _bracketed_median(np.sort(x), np.sort(y)) == ref

@@ -122,12 +122,13 @@ def noise_floor(
     sds are of the raw sample times (whole samples, before the overhead correction),
     where environmental disturbances act. Runs without the reference are skipped with a
     ``"no-reference"`` warning. Boyer notes the floor is not repeatable (varying by a
-    factor 3 between runs); treat it as a guesstimate, as his report does.
+    factor 3 between runs) [1]_; treat it as a guesstimate, as his report does.
 
     References
     ----------
-    seed 003: Boyer, "Robust Java benchmarking" supplement, "Standard deviation warnings"
-    (noise floor from the Lfsr task; ``sdFractionThreshold`` = 1%).
+    .. [1] Boyer, B. (2008). Robust Java benchmarking: article supplement (section "Standard
+       deviation warnings": the noise floor from the Lfsr task, ``sdFractionThreshold`` =
+       1%). http://www.ellipticgroup.com/misc/article_supplement.pdf
     """
     frame = _check_frame(df)
     if not isinstance(reference, str) or not reference:
@@ -253,14 +254,21 @@ def timer_checks_per_series(df: pd.DataFrame) -> TimerChecksPerSeries:
     Notes
     -----
     Runs :func:`tsanalyze.stats.timer.timer_check` on the raw sample times (``ns``) of
-    each (run, benchmark): overhead share above 1% (seed 004), samples under 1000 timer
-    precisions, accuracy error above 1% (seed 000), timer-dominated samples, and
-    quantisation (few distinct values, coarse tick grid; seed 003).
+    each (run, benchmark): overhead share above 1% (Ou 2020) [1]_, samples under 1000 timer
+    precisions, accuracy error above 1% (Chen et al. 2016) [2]_, timer-dominated samples,
+    and quantisation (few distinct values, coarse tick grid; Boyer 2008) [3]_.
 
     References
     ----------
-    seed 004: Ou (clock-read overhead). seed 000: Chen & Revels (τ_acc, τ_prec).
-    seed 003: Boyer (quantisation).
+    .. [1] Ou, C. (2020). Eliminating a source of measurement errors in benchmarks (the
+       overhead-share check).
+       https://changkun.de/blog/posts/eliminating-a-source-of-measurement-errors-in-benchmarks
+    .. [2] Chen, J., Revels, J., & Edelman, A. (2016). Robust benchmarking in noisy
+       environments. IEEE High Performance Extreme Computing Conference (HPEC 2016), §II:
+       samples short against the timer's precision or accuracy. arXiv:1608.04295.
+    .. [3] Boyer, B. (2008). Robust Java benchmarking: article supplement (the quantisation
+       check: few distinct values, a coarse tick grid).
+       http://www.ellipticgroup.com/misc/article_supplement.pdf
     """
     frame = _check_frame(df)
     rows: list[dict[str, Any]] = []

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from tsanalyze._result import Finding, Result, to_builtin
 from tsanalyze._typing import ArrayLike, Float64Array, RNGType
@@ -23,21 +24,25 @@ from tsanalyze._validation import (
     check_positive_int,
     check_rng,
 )
+from tsanalyze.analysis._series_findings import series_findings
 from tsanalyze.analysis.steady_state import steady_state
 from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.autocorrelation import autocorrelation
+from tsanalyze.stats.changepoints import Drift, ModeSwitching
 from tsanalyze.stats.estimators import ESTIMATORS, LocationEstimatorName, estimate
-from tsanalyze.stats.multimodality import multimodality
+from tsanalyze.stats.multimodality import modes_of_sorted
 from tsanalyze.stats.outliers import outlier_variance, tukey_fences
 from tsanalyze.stats.ticks import TickArg
 from tsanalyze.stats.timer import timer_check
 
-__all__ = ["SeriesAnalysis", "analyze_series", "series_inputs"]
+__all__ = ["SeriesAnalysis", "analysed_segment", "analyze_series", "series_inputs", "stable_rows"]
 
 #: the steady-state search needs this many samples; shorter series are analysed whole
 _MIN_STEADY_STATE = 8
-#: fewer samples than this and the dependence is not measured
-_MIN_AUTOCORRELATION = 8
+#: fewer samples than this and the dependence is not measured: the subsession search needs
+#: at least 10 blocks of at least 2 samples (the estimate treats shorter series as
+#: independent and says so, tsanalyze.stats.estimators)
+_MIN_AUTOCORRELATION = 20
 #: ACF lags kept on the result (for the plot and the JSON document)
 _ACF_LAGS = 40
 
@@ -77,7 +82,7 @@ class SeriesAnalysis(Result):
     minimum, median, mean, trimmed_mean, sd :
         Descriptive statistics of the analysed segment (per-evaluation ns).
     lag1, subsession_size, n_subsessions, independent :
-        Dependence (seed 001 §III-D): lag-1 autocorrelation, the subsession size m that
+        Dependence (Li et al. 2016, §III-D) [1]_: lag-1 autocorrelation, the subsession size m that
         makes block means nearly independent (None if none works) and the block count.
     acf, acf_band : tuple of float
         Autocorrelation at lags 0.., and the half-width of its confidence band around 0
@@ -95,10 +100,24 @@ class SeriesAnalysis(Result):
         Modes of the distribution (one entry when unimodal).
     seed : int or None
         Seed of the random generator used (bootstrap), for replay.
+    drift : Drift or None
+        The drift of the level when the series drifts instead of settling (the figure
+        draws it as a line).
+    mode_switching : ModeSwitching or None
+        The modes the level alternates between, and every visit (the figure marks them).
     warnings : tuple of Finding
         The components' warnings plus this analysis' own.
     samples : ndarray
         The whole series (per-evaluation ns), for plots; left out of ``to_dict()``.
+
+    References
+    ----------
+    .. [1] Li, Y., Gupta, Y., Miller, E. L., & Long, D. D. E. (2016). Pilot: a framework
+       that understands how to do performance benchmarks the right way. MASCOTS 2016,
+       §III-D. https://doi.org/10.1109/MASCOTS.2016.31
+    .. [2] Barrett, E., Bolz-Tereick, C. F., Killick, R., Mount, S., & Tratt, L. (2017).
+       Virtual machine warmup blows hot and cold. Proceedings of the ACM on Programming
+       Languages 1(OOPSLA), 52. https://doi.org/10.1145/3133876
     """
 
     benchmark: str
@@ -141,6 +160,8 @@ class SeriesAnalysis(Result):
     evals: int
     modes: tuple[tuple[float, float], ...]
     seed: int | None
+    drift: Drift | None = None
+    mode_switching: ModeSwitching | None = None
     warnings: tuple[Finding, ...] = ()
     samples: Float64Array = dataclasses.field(default_factory=lambda: np.empty(0), repr=False)
 
@@ -222,6 +243,41 @@ def series_inputs(
     return out
 
 
+def analysed_segment(x: ArrayLike, *, evals: int = 1, raw: bool = False) -> tuple[int, int]:
+    """The segment ``[start, stop)`` of ``x`` that :func:`analyze_series` analyses: the
+    stable segment (:func:`tsanalyze.steady_state`), or the whole series when ``raw``,
+    when it is too short to search, or when it has no stable segment."""
+    arr = as_series_array(x, "x", min_size=1)
+    n = int(arr.size)
+    if raw or n < _MIN_STEADY_STATE:
+        return 0, n
+    ss = steady_state(arr, evals=evals)
+    if ss.start is None or ss.stop is None:
+        return 0, n
+    return int(ss.start), int(ss.stop)
+
+
+def stable_rows(df: pd.DataFrame, *, raw: bool = False, column: str = "time_ns") -> pd.DataFrame:
+    """The rows of a run-format frame that the report analyses: each (run, benchmark)
+    series, in ``sample`` order, cut to :func:`analysed_segment` (all rows when ``raw``).
+
+    This is what :func:`tsanalyze.compare_runs` and ``df.tsa.compare`` compare by default,
+    so that they give the numbers ``tsanalyze report`` and ``tsanalyze compare`` give.
+    """
+    if raw or df.empty:
+        return df
+    keys = [k for k in ("run", "benchmark") if k in df.columns]
+    order = df.sort_values("sample", kind="stable") if "sample" in df.columns else df
+    keep: list[np.ndarray] = []
+    groups = order.groupby(keys, sort=False, observed=True) if keys else [((), order)]
+    for _, g in groups:
+        evals = g["evals"].to_numpy() if "evals" in g.columns else None
+        e = max(1, int(np.median(evals))) if evals is not None and evals.size else 1
+        a, b = analysed_segment(g[column].to_numpy(np.float64), evals=e)
+        keep.append(g.index.to_numpy()[a:b])
+    return df.loc[np.concatenate(keep)] if keep else df
+
+
 def analyze_series(
     x: ArrayLike,
     *,
@@ -256,7 +312,8 @@ def analyze_series(
         expresses the removed warm-up in seconds and feeds the timer checks.
     timer : mapping, optional
         The run's ``timer`` metadata (``overhead_ns``, ``precision_ns``, ``accuracy_ns``)
-        for the timer checks (seed 004, seed 000, seed 003); ``precision_ns / evals`` is
+        for the timer checks (clock-read overhead [4]_, accuracy and precision [2]_,
+        quantisation [3]_); ``precision_ns / evals`` is
         the tick the estimate's interval accounts for.
     rng : int, Generator or None
         Randomness for the bootstrap; the seed is recorded on the result.
@@ -280,10 +337,20 @@ def analyze_series(
 
     References
     ----------
-    seed 001: Li et al., "Pilot" (MASCOTS 2016) — stable segment, subsessions.
-    seed 000: Chen, Revels, Edelman (HPEC 2016) — minimum as lower-bound estimator.
-    seed 003: Boyer, "Robust Java benchmarking" — σ-blowup outlier model.
-    Barrett et al., "Virtual machine warmup blows hot and cold", OOPSLA 2017.
+    .. [1] Li, Y., Gupta, Y., Miller, E. L., & Long, D. D. E. (2016). Pilot: a framework
+       that understands how to do performance benchmarks the right way. MASCOTS 2016, §III-A
+       (stable segment) and §III-D (subsessions). https://doi.org/10.1109/MASCOTS.2016.31
+    .. [2] Chen, J., Revels, J., & Edelman, A. (2016). Robust benchmarking in noisy
+       environments. IEEE High Performance Extreme Computing Conference (HPEC 2016), §IV-B,
+       the minimum as a lower-bound estimator. arXiv:1608.04295.
+    .. [3] Boyer, B. (2008). Robust Java benchmarking: article supplement (the σ-blowup
+       outlier model). http://www.ellipticgroup.com/misc/article_supplement.pdf
+    .. [4] Ou, C. (2020). Eliminating a source of measurement errors in benchmarks (the
+       clock-read overhead).
+       https://changkun.de/blog/posts/eliminating-a-source-of-measurement-errors-in-benchmarks
+    .. [5] Barrett, E., Bolz-Tereick, C. F., Killick, R., Mount, S., & Tratt, L. (2017).
+       Virtual machine warmup blows hot and cold. Proceedings of the ACM on Programming
+       Languages 1(OOPSLA), 52. https://doi.org/10.1145/3133876
     """
     arr, durations = _analyze_series_iv(x, estimator, confidence_level, evals, sample_ns)
     gen, seed = check_rng(rng)
@@ -294,11 +361,14 @@ def analyze_series(
     classification = "raw"
     cps: tuple[int, ...] = ()
     ss_warmup_seconds: float | None = None
+    drift: Drift | None = None
+    mode_switching: ModeSwitching | None = None
     if not raw and n >= _MIN_STEADY_STATE:
         ss = steady_state(arr, evals=evals)
         cps = tuple(int(c) for c in ss.locations)
         classification = str(ss.classification)
         findings.extend(ss.warnings)
+        drift, mode_switching = ss.drift, ss.modes
         if ss.start is not None and ss.stop is not None:
             start, stop, stable = int(ss.start), int(ss.stop), True
             ss_warmup_seconds = ss.warmup_seconds
@@ -306,8 +376,8 @@ def analyze_series(
         findings.append(
             Finding(
                 "too-short-for-steady-state",
-                f"only {n} samples: steady state not searched",
-                "warning",
+                f"only {n} samples: no warm-up can be detected, none was removed",
+                "info",
             )
         )
 
@@ -345,14 +415,7 @@ def analyze_series(
         ljungbox_pvalue = float(ac.ljungbox_pvalue)
         ess = float(ac.effective_sample_size)
         findings.extend(ac.warnings)
-    else:
-        findings.append(
-            Finding(
-                "too-short-for-dependence",
-                f"only {seg.size} samples: dependence not measured",
-                "warning",
-            )
-        )
+    short = seg.size < _MIN_AUTOCORRELATION
 
     # issue 23: the timer's resolution per evaluation (the grid of the values is added)
     precision = (timer or {}).get("precision_ns")
@@ -361,9 +424,21 @@ def analyze_series(
         tick = float(precision) / evals
     est = estimate(seg, estimator, confidence_level=confidence_level, rng=gen, tick=tick)
     findings.extend(est.warnings)
+    if short and not any(w.code == "dependence-unchecked" for w in est.warnings):
+        findings.append(
+            Finding(
+                "dependence-unchecked",
+                f"{seg.size} samples are too few to measure serial dependence",
+                "info",
+            )
+        )
 
+    srt = np.sort(seg)  # one sort, shared by the descriptive statistics and the modes
     desc = {
-        name: float(ESTIMATORS[name](seg)) for name in ("min", "median", "mean", "trimmed_mean")
+        "min": float(srt[0]),
+        "median": float(ESTIMATORS["median"](srt)),  # the same two middle values
+        "mean": float(ESTIMATORS["mean"](seg)),
+        "trimmed_mean": float(ESTIMATORS["trimmed_mean"](seg)),
     }
     sd = float(np.std(seg, ddof=1)) if seg.size > 1 else float("nan")
 
@@ -377,13 +452,13 @@ def analyze_series(
             ov_fraction = float(ov.fraction)
             findings.extend(ov.warnings)
 
-    md = multimodality(seg)
+    md = modes_of_sorted(seg, srt)
     findings.extend(md.warnings)
     mode_list = tuple(
         (float(loc), float(mass)) for loc, mass in zip(md.locations, md.masses, strict=True)
     )
 
-    return SeriesAnalysis(
+    result = SeriesAnalysis(
         benchmark=str(benchmark),
         run=str(run),
         n=n,
@@ -424,6 +499,8 @@ def analyze_series(
         evals=evals,
         modes=mode_list,
         seed=seed,
-        warnings=_dedupe(findings),
+        drift=drift,
+        mode_switching=mode_switching,
         samples=arr,
     )
+    return dataclasses.replace(result, warnings=series_findings(result, _dedupe(findings)))

@@ -2,9 +2,17 @@
 
 One run's confidence interval only describes that process: its memory layout, its JIT
 decisions, its CPU frequency. Repeating the run (a *trial*) often moves the estimate by
-more than the within-run interval admits (seed 000, Figs. 3–4). With trials, the run
-is the experimental unit: resample runs, then samples within the runs (Kalibera & Jones
-2013), and compare the between-trial spread with the within-trial intervals.
+more than the within-run interval admits (Chen et al. 2016, Figs. 3–4) [1]_. With trials,
+the run is the experimental unit: resample runs, then samples within the runs (Kalibera &
+Jones 2013) [2]_, and compare the between-trial spread with the within-trial intervals.
+
+References
+----------
+.. [1] Chen, J., Revels, J., & Edelman, A. (2016). Robust benchmarking in noisy
+   environments. IEEE High Performance Extreme Computing Conference (HPEC 2016), Figs. 3–4.
+   arXiv:1608.04295.
+.. [2] Kalibera, T., & Jones, R. (2013). Rigorous benchmarking in reasonable time. ISMM '13,
+   63–74. https://doi.org/10.1145/2464157.2464160
 """
 
 from __future__ import annotations
@@ -30,7 +38,7 @@ from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.bootstrap import apply_statistic, optimal_block_length, resample_indices
 from tsanalyze.stats.estimators import ESTIMATORS, EstimatorName, estimate, trimmed_mean
 
-__all__ = ["TrialsEstimate", "estimate_trials"]
+__all__ = ["TrialsEstimate", "estimate_trials", "findings_once"]
 
 #: inner resamples of a trial longer than this are m-out-of-n (rescaled), like estimate()
 _MAX_INNER = 20_000
@@ -48,7 +56,7 @@ class TrialsEstimate(Result):
     ----------
     estimator : str
     estimate : float
-        Mean over trials of the per-trial estimates.
+        Mean over trials of the per-trial estimates (``statistic`` says so in words).
     ci_low, ci_high : float
         Two-level (run, then sample) bootstrap interval, expanded for few trials.
     confidence_level : float
@@ -74,6 +82,10 @@ class TrialsEstimate(Result):
         ``method``, ``standard_error``.
     n_resamples : int
     seed : int or None
+    statistic : str
+        What ``estimate`` is, in words: "mean of the 20 runs' medians" (for one trial,
+        the estimator itself). It is not the median of the pooled samples, which weights
+        the runs by their sizes and mixes their levels.
     warnings : tuple of Finding
     """
 
@@ -94,7 +106,11 @@ class TrialsEstimate(Result):
     per_trial: pd.DataFrame
     n_resamples: int
     seed: int | None
+    statistic: str = ""
     warnings: tuple[Finding, ...] = ()
+
+
+_WORDS = {"median": "medians", "min": "minima", "mean": "means", "trimmed_mean": "trimmed means"}
 
 
 def _split_trials(trials: Trials, column: str) -> dict[str, Float64Array]:
@@ -115,7 +131,9 @@ def _split_trials(trials: Trials, column: str) -> dict[str, Float64Array]:
     if isinstance(trials, Mapping):
         return {str(k): as_series_array(v, f"trials[{k!r}]") for k, v in trials.items()}
     if isinstance(trials, (str, bytes)) or not isinstance(trials, Sequence):
-        raise InvalidArgumentError("trials: expected a DataFrame, a mapping or a sequence of series")
+        raise InvalidArgumentError(
+            "trials: expected a DataFrame, a mapping or a sequence of series"
+        )
     return {str(i): as_series_array(v, f"trials[{i}]") for i, v in enumerate(trials)}
 
 
@@ -169,24 +187,27 @@ def estimate_trials(
     m-out-of-n inner resamples, rescaled.
 
     Few trials make any bootstrap too narrow; the percentiles are therefore taken at
-    the "expanded" levels Phi(± sqrt(T / (T − 1)) t_{T−1, 1−alpha/2}) (Hesterberg 2015).
+    the "expanded" levels Phi(± sqrt(T / (T − 1)) t_{T−1, 1−alpha/2}) (Hesterberg 2015) [3]_.
 
     Disagreement: Cochran's Q = sum (theta_j − theta_w)² / se_j², theta_w the
     inverse-variance weighted mean, ~ chi-square(T − 1) when all trials estimate the same
-    value; p < 0.01 raises the ``trials-disagree`` warning (seed 000 Figs. 3–4: the
-    estimate of one run is not the estimate of the benchmark).
+    value; p < 0.01 raises the ``trials-disagree`` warning (Chen et al. 2016, Figs. 3–4
+    [1]_: the estimate of one run is not the estimate of the benchmark).
 
     References
     ----------
-    seed 000: Chen, Revels, Edelman, "Robust benchmarking in noisy environments" (HPEC 2016),
-    Figs. 3–4.
-    Kalibera, T., Jones, R. (2013), "Rigorous benchmarking in reasonable time", ISMM '13,
-    doi:10.1145/2464157.2464160.
-    Hesterberg, T. C. (2015), "What teachers should know about the bootstrap", The
-    American Statistician 69(4), doi:10.1080/00031305.2015.1089789.
+    .. [1] Chen, J., Revels, J., & Edelman, A. (2016). Robust benchmarking in noisy
+       environments. IEEE High Performance Extreme Computing Conference (HPEC 2016), Figs.
+       3–4. arXiv:1608.04295.
+    .. [2] Kalibera, T., & Jones, R. (2013). Rigorous benchmarking in reasonable time. ISMM
+       '13, 63–74. https://doi.org/10.1145/2464157.2464160
+    .. [3] Hesterberg, T. C. (2015). What teachers should know about the bootstrap. The
+       American Statistician 69(4). https://doi.org/10.1080/00031305.2015.1089789
     """
     if estimator not in ESTIMATORS:
-        raise InvalidArgumentError(f"estimator: must be one of {sorted(ESTIMATORS)}, got {estimator!r}")
+        raise InvalidArgumentError(
+            f"estimator: must be one of {sorted(ESTIMATORS)}, got {estimator!r}"
+        )
     cl = check_confidence_level(confidence_level)
     nres = check_positive_int(n_resamples, "n_resamples", minimum=10)
     data = _split_trials(trials, column)
@@ -244,6 +265,7 @@ def estimate_trials(
             per_trial=per_trial,
             n_resamples=0,
             seed=seed,
+            statistic=estimator.replace("_", " "),
             warnings=tuple(found),
         )
 
@@ -334,5 +356,46 @@ def estimate_trials(
         per_trial=per_trial,
         n_resamples=nres,
         seed=seed,
+        statistic=f"mean of the {t} runs' {_WORDS.get(estimator, estimator)}",
         warnings=tuple(found),
     )
+
+
+#: findings about one run's own interval, which a summary of trials does not show (its
+#: interval is the two-level one)
+_PER_RUN_INTERVAL = frozenset({"ci-unbounded", "too-few-samples", "too-few-subsessions"})
+
+
+def findings_once(per_run: Sequence[Sequence[Finding]]) -> tuple[Finding, ...]:
+    """The findings of several trials said once: one per code, with the message of the run
+    where it is worst, how many of the runs have it, and that worst severity.
+
+    Parameters
+    ----------
+    per_run : sequence of sequences of Finding
+        Each trial's findings (e.g. ``SeriesAnalysis.warnings`` of each run).
+
+    Returns
+    -------
+    tuple of Finding
+        In order of first appearance. Findings about one run's own interval
+        (``ci-unbounded``, ``too-few-samples``, ``too-few-subsessions``) are left out: the
+        trials' interval is the two-level one.
+    """
+    total = len(per_run)
+    by_code: dict[str, list[Finding]] = {}
+    for findings in per_run:
+        worst_here: dict[str, Finding] = {}
+        for f in findings:
+            if f.code in _PER_RUN_INTERVAL:
+                continue
+            if f.code not in worst_here or f.rank > worst_here[f.code].rank:
+                worst_here[f.code] = f
+        for code, f in worst_here.items():
+            by_code.setdefault(code, []).append(f)
+    out = []
+    for code, group in by_code.items():
+        worst = max(group, key=lambda f: f.rank)
+        where = "in the only run" if total == 1 else f"in {len(group)} of {total} runs"
+        out.append(Finding(code, f"{worst.message} ({where})", worst.severity))
+    return tuple(out)

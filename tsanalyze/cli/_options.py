@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import enum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+from tsanalyze.errors import InvalidArgumentError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
 
 __all__ = [
     "ConfidenceOpt",
@@ -21,6 +26,7 @@ __all__ = [
     "QuietOpt",
     "RawOpt",
     "SeedOpt",
+    "seed_value",
 ]
 
 
@@ -41,10 +47,13 @@ class Estimator(str, enum.Enum):
 
 
 class FailOn(str, enum.Enum):
-    """When to exit 1."""
+    """When to exit 1: ``regression``, a candidate run (file) slower than its baseline run
+    on some benchmark; ``slower``, any comparison made with verdict slower, including two
+    benchmarks of one run compared because they were declared alternatives or asked for."""
 
     never = "never"
     regression = "regression"
+    slower = "slower"
 
 
 # Options shared by `report` and `compare`
@@ -67,6 +76,28 @@ JobsOpt = Annotated[
     int | None, typer.Option("--jobs", "-j", help="Worker processes (default: all cores).")
 ]
 SeedOpt = Annotated[
-    int | None, typer.Option("--seed", help="Seed of the bootstrap (recorded in the report).")
+    str | None,
+    typer.Option(
+        "--seed",
+        help="Seed of the bootstrap: an integer >= 0 (default 0, so the same input gives the "
+        "same report) or 'random' for a fresh one; the seed used is in the report.",
+        show_default=False,
+    ),
 ]
+
+
+def seed_value(text: str | None) -> int | np.random.Generator | None:
+    """What ``--seed`` asks for: None (the default seed), an int, or a fresh Generator."""
+    if text is None:
+        return None
+    if text.strip().lower() == "random":
+        import numpy as np
+
+        return np.random.default_rng()
+    value = text.strip()
+    if not value.isdigit():
+        raise InvalidArgumentError(f"--seed: expected an integer >= 0 or 'random', got {text!r}")
+    return int(value)
+
+
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]

@@ -66,7 +66,8 @@ def write_report(
     quiet: bool,
 ) -> None:
     """Print the report (table or JSON), write the HTML and SVG files the options ask
-    for, then exit 1 when ``--fail-on regression`` finds a slower candidate."""
+    for, then exit 1 when ``--fail-on regression`` finds a candidate run slower than its
+    baseline run (or ``--fail-on slower`` any slower verdict)."""
     from tsanalyze.report.document import report_json
     from tsanalyze.report.terminal import render_terminal
 
@@ -94,5 +95,7 @@ def write_report(
         if html is not None:
             files[html] = render_html(analysis, figures=figures)
         write_files(files)
-    if fail_on is FailOn.regression and analysis.regression:
+    if (fail_on is FailOn.regression and analysis.regression) or (
+        fail_on is FailOn.slower and analysis.any_slower
+    ):
         raise typer.Exit(EXIT_FAIL_ON)

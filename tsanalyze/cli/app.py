@@ -10,20 +10,85 @@ report" message (exit codes: :mod:`tsanalyze.cli._errors`).
 
 from __future__ import annotations
 
-from typing import Annotated
+import ast
+import importlib
+import importlib.util
+from typing import Annotated, Any
 
 import typer
 
 from tsanalyze._version import __version__
-from tsanalyze.cli._errors import guard
+from tsanalyze.cli._errors import OneLineErrors, guard
+
+# --- command registry: one line per command module ---------------------------------
+#: command name -> (module, function). A command's module is imported only when that
+#: command runs or shows its own help, so `tsanalyze --help` and `--version` start fast
+#: (issue 24); the one-line help of the listing is read from the function's docstring
+#: in the module's source, without importing it.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "info": ("tsanalyze.cli.info", "info"),
+    "import": ("tsanalyze.cli.import_", "import_"),
+    "audit": ("tsanalyze.cli.audit", "audit"),
+    "collect": ("tsanalyze.cli.collect", "collect"),
+    "report": ("tsanalyze.cli.report", "report"),
+    "compare": ("tsanalyze.cli.compare", "compare"),
+    "recover": ("tsanalyze.cli.recover", "recover"),
+}
+
+_SETTINGS: dict[str, Any] = {
+    "add_completion": False,
+    "pretty_exceptions_enable": False,
+    "rich_markup_mode": None,
+}
+
+
+def docstring_of(name: str) -> str:
+    """The docstring of command ``name``'s function, read from its source (not imported)."""
+    module, func = COMMANDS[name]
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:  # pragma: no cover - a broken installation
+        return ""
+    with open(spec.origin, encoding="utf-8") as fh:
+        tree = ast.parse(fh.read())
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == func:
+            return ast.get_docstring(node) or ""
+    return ""  # pragma: no cover - registry out of date (tests check it is not)
+
+
+class _LazyGroup(OneLineErrors):
+    """The command group whose commands are built from their modules on first use (usage
+    errors on one line, as :class:`OneLineErrors`)."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if cmd_name not in COMMANDS:
+            return None
+        if cmd_name not in self.commands:
+            module, func = COMMANDS[cmd_name]
+            one = typer.Typer(**_SETTINGS)
+            one.command(cmd_name)(guard(getattr(importlib.import_module(module), func)))
+            self.commands[cmd_name] = typer.main.get_command(one)
+        return self.commands[cmd_name]
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        limit = formatter.width - 6 - max(len(n) for n in COMMANDS)
+        rows = [
+            (name, typer.core._click.utils.make_default_short_help(docstring_of(name), limit))
+            for name in COMMANDS
+        ]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
 
 app = typer.Typer(
     name="tsanalyze",
     help="What do these recorded benchmark timings really say?",
     no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
+    cls=_LazyGroup,
+    **_SETTINGS,
 )
 
 
@@ -37,27 +102,15 @@ def _version_callback(value: bool) -> None:
 def _root(
     version: Annotated[
         bool,
-        typer.Option("--version", callback=_version_callback, is_eager=True, help="Show the version and exit."),
+        typer.Option(
+            "--version",
+            callback=_version_callback,
+            is_eager=True,
+            help="Show the version and exit.",
+        ),
     ] = False,
 ) -> None:
     """What do these recorded benchmark timings really say?"""
-
-
-# --- command registry: one line per command module ---------------------------------
-# (imports are inside _register so that `tsanalyze --version` stays fast)
-def _register() -> None:
-    from tsanalyze.cli import audit, collect, compare, import_, info, recover, report
-
-    app.command("info")(guard(info.info))
-    app.command("import")(guard(import_.import_))
-    app.command("audit")(guard(audit.audit))
-    app.command("collect")(guard(collect.collect))
-    app.command("report")(guard(report.report))
-    app.command("compare")(guard(compare.compare))
-    app.command("recover")(guard(recover.recover))
-
-
-_register()
 
 
 def main(argv: list[str] | None = None) -> None:

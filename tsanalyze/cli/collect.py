@@ -80,7 +80,7 @@ def collect(
         float | None, typer.Option("--time-budget", min=0.001, help="Seconds of sampling.")
     ] = None,
     evals: Annotated[
-        str, typer.Option(help="'auto' (Algorithm 1 of seed 000) or a number.")
+        str, typer.Option(help="'auto' (Algorithm 1 of Chen et al. 2016) or a number.")
     ] = "auto",
     seed: Annotated[int | None, typer.Option(min=0, help="Seed of the round order.")] = None,
     no_interleave: Annotated[

@@ -1,9 +1,12 @@
 """``tsanalyze compare A B``: a two-sided report of two files, or of two benchmarks.
 
-``tsanalyze compare old.parquet new.parquet`` compares every benchmark the two runs share
-(baseline: the first). ``tsanalyze compare BENCH_A BENCH_B --in run.parquet`` compares two
-benchmarks of the same run(s) (paired by round when interleaved; baseline: the first).
-Same output options and exit codes as ``report``.
+``tsanalyze compare old.parquet new.parquet`` compares every benchmark the two sides share
+(baseline: the first); a side may be a directory or glob, whose runs are its trials.
+``tsanalyze compare BENCH_A BENCH_B --in run.parquet`` compares two benchmarks of the same
+run(s) (paired by round when interleaved; baseline: the first). Same output options and
+exit codes as ``report``: ``--fail-on regression`` fires for a candidate run slower than
+its baseline run, ``--fail-on slower`` for any slower verdict (so also for B slower than
+A with ``--in``).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import typer
 from tsanalyze.cli import _options as opt
 from tsanalyze.cli._errors import fail
 from tsanalyze.cli._output import progress_bar, write_report
+from tsanalyze.cli.report import argument_sides
 
 __all__ = ["compare"]
 
@@ -35,7 +39,12 @@ def compare(
     raw: opt.RawOpt = False,
     jobs: opt.JobsOpt = None,
     fail_on: Annotated[
-        opt.FailOn, typer.Option("--fail-on", help="Exit 1 when the candidate is slower.")
+        opt.FailOn,
+        typer.Option(
+            "--fail-on",
+            help="Exit 1 when the candidate run is slower (regression), or on any slower "
+            "verdict (slower, also for benchmarks with --in).",
+        ),
     ] = opt.FailOn.never,
     seed: opt.SeedOpt = None,
     quiet: opt.QuietOpt = False,
@@ -44,6 +53,8 @@ def compare(
     from tsanalyze.analysis.runset import analyze
     from tsanalyze.io.runs import read_runs
 
+    rng = opt.seed_value(seed)
+    sides: dict[str, str] = {}
     if inputs:
         df = read_runs(inputs)
         names = set(df["benchmark"].astype(str))
@@ -57,17 +68,16 @@ def compare(
     else:
         for label, name in (("A", a), ("B", b)):
             if not Path(name).exists():
-                fail(
-                    f"{label}: {name!r} is not a file (to compare two benchmarks, add --in FILE)"
-                )
+                fail(f"{label}: {name!r} is not a file (to compare two benchmarks, add --in FILE)")
         df = read_runs([Path(a), Path(b)])
         if df["run"].nunique() < 2:
             fail("A and B hold the same run; nothing to compare")
+        sides = argument_sides([a, b], df.attrs.get("runs", {}))
         options = {"baseline": a}
     with progress_bar("analysing series", quiet=quiet) as update:
         analysis = analyze(
             df, estimator=estimator.value, confidence_level=confidence_level, raw=raw, jobs=jobs,
-            rng=seed, progress=update, **options,
+            rng=rng, progress=update, sides=sides, **options,
         )  # fmt: skip
     write_report(
         analysis, output=output, html=html, plots=plots, jobs=jobs, fail_on=fail_on, quiet=quiet

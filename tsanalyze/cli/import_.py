@@ -2,12 +2,13 @@
 
 Every input is read and checked before anything is written: a malformed or truncated
 file exits with code 2, a one-line message naming the file, the line or JSON path and
-what was expected, and no output at all. Output naming:
+what was expected, and no output at all. ``-o`` means what it says:
 
-* ``-o out.parquet`` and the inputs hold one run: that file;
-* ``-o out.parquet`` and several runs: ``out-001.parquet``, ``out-002.parquet``, ...;
-* ``-o DIR`` (anything not ending in ``.parquet``): one file per run in ``DIR``, named
-  after the input (``telco-001.parquet`` ...; ``old.parquet`` for a one-run input).
+* ``-o out.parquet``: one file, ``out.parquet``, holding every run of the one input (the
+  worker processes of a pyperf file, the forks of a JMH file: the trials of one side);
+  several inputs with one output file are refused (give a directory);
+* ``-o DIR`` (anything not ending in ``.parquet``): one file per input in ``DIR``, named
+  after it (``DIR/telco.parquet``; ``telco_2.parquet`` when two inputs share a name).
 """
 
 from __future__ import annotations
@@ -20,9 +21,9 @@ from typing import Annotated
 import typer
 
 from tsanalyze.cli._errors import fail
-from tsanalyze.errors import RunExistsError, TsanalyzeError
+from tsanalyze.errors import InvalidArgumentError, RunExistsError, TsanalyzeError
 from tsanalyze.io import importers
-from tsanalyze.io.importers import ImportedRun
+from tsanalyze.io.importers import ImportedTable
 
 __all__ = ["ImportFormat", "import_", "output_paths"]
 
@@ -33,19 +34,19 @@ ImportFormat = enum.Enum(  # type: ignore[misc]
 )
 
 
-def output_paths(output: Path, sources: list[tuple[Path, int]]) -> list[Path]:
-    """Destination of every run: ``sources`` lists (input path, number of runs)."""
-    total = sum(n for _, n in sources)
+def output_paths(output: Path, sources: list[Path]) -> list[Path]:
+    """Destination of every input file: ``output`` itself for one input and a ``.parquet``
+    name, else ``output/<input name>.parquet`` (``_2``, ``_3``... for repeated names)."""
     if output.suffix == ".parquet":
-        if total == 1:
-            return [output]
-        width = max(3, len(str(total)))
-        return [
-            output.with_name(f"{output.stem}-{i:0{width}d}.parquet") for i in range(1, total + 1)
-        ]
+        if len(sources) != 1:
+            raise InvalidArgumentError(
+                f"--output: {output} names one file but {len(sources)} input files were given; "
+                "give a directory (-o DIR) to write one run file per input"
+            )
+        return [output]
     out: list[Path] = []
     seen: set[str] = set()
-    for src, n in sources:
+    for src in sources:
         stem = src.name.split(".")[0] or src.name
         base = stem
         k = 2
@@ -53,11 +54,7 @@ def output_paths(output: Path, sources: list[tuple[Path, int]]) -> list[Path]:
             base = f"{stem}_{k}"
             k += 1
         seen.add(base)
-        if n == 1:
-            out.append(output / f"{base}.parquet")
-        else:
-            width = max(3, len(str(n)))
-            out.extend(output / f"{base}-{i:0{width}d}.parquet" for i in range(1, n + 1))
+        out.append(output / f"{base}.parquet")
     return out
 
 
@@ -71,7 +68,12 @@ def import_(
     ],
     output: Annotated[
         Path,
-        typer.Option("-o", "--output", help="OUTPUT.parquet, or a directory for one file per run."),
+        typer.Option(
+            "-o",
+            "--output",
+            help="OUTPUT.parquet (one input: all its runs in one file), or a directory "
+            "(one run file per input).",
+        ),
     ],
     mapping: Annotated[
         str | None,
@@ -79,16 +81,24 @@ def import_(
             "--map", help="CSV column mapping, e.g. time=col,benchmark=col,evals=col,unit=ns."
         ),
     ] = None,
+    unit: Annotated[
+        str | None,
+        typer.Option(
+            "--unit",
+            help="Time unit of a plain JSON list of times (ns, us, ms, s; required for the "
+            "'values' format) or of a CSV time column (as --map unit=...).",
+        ),
+    ] = None,
     baseline: Annotated[str, typer.Option(help="criterion.rs baseline directory to read.")] = "new",
     overwrite: Annotated[bool, typer.Option(help="Replace existing output files.")] = False,
 ) -> None:
     """Import other tools' timing files (pyperf, hyperfine, Go bench, Google Benchmark,
-    criterion.rs, pytest-benchmark, BenchmarkTools.jl, JMH, CSV) into the run format."""
-    from tsanalyze.io.runs import write_run
+    criterion.rs, pytest-benchmark, BenchmarkTools.jl, JMH, CSV, a JSON list of times)
+    into the run format."""
+    from tsanalyze.io.runs import write_runs
 
     fmt = str(format.value)
-    runs: list[ImportedRun] = []
-    sources: list[tuple[Path, int]] = []
+    tables: list[ImportedTable] = []
     for path in files:
         name = importers.sniff(path) if fmt == "auto" else fmt
         options: dict[str, object] = {}
@@ -98,12 +108,23 @@ def import_(
                     f"{path}: --map applies to CSV/TSV input only (this file is {name or 'unrecognised'})"
                 )
             options["mapping"] = importers.parse_mapping(mapping)
+        if unit is not None:
+            if name not in ("csv", "values"):
+                fail(
+                    f"{path}: --unit applies to CSV/TSV input and JSON lists of times only "
+                    f"(this file is {name or 'unrecognised'}; its format says its unit)"
+                )
+            if name == "csv":
+                given = dict(options.get("mapping") or {})  # type: ignore[call-overload]
+                if "unit" in given and given["unit"] != unit:
+                    fail(f"{path}: --unit {unit} and --map unit={given['unit']} disagree")
+                options["mapping"] = {**given, "unit": unit}
+            else:
+                options["unit"] = unit
         if baseline != "new" and name == "criterion":
             options["baseline"] = baseline
-        got = importers.load(path, fmt, **options)
-        runs.extend(got)
-        sources.append((path, len(got)))
-    targets = output_paths(output, sources)
+        tables.append(importers.load_table(path, fmt, **options))
+    targets = output_paths(output, list(files))
     if not overwrite:
         for t in targets:
             if t.exists():
@@ -116,9 +137,11 @@ def import_(
     )
     current = targets[0]
     try:
-        for run, target in zip(runs, targets, strict=True):
+        for table, target in zip(tables, targets, strict=True):
             current = target
-            written.append(write_run(run.frame, target, run.metadata, overwrite=overwrite))
+            written.append(
+                write_runs(table.frame, target, table.metadata.values(), overwrite=overwrite)
+            )
     except BaseException as exc:
         if not overwrite:
             for w in written:
@@ -130,12 +153,13 @@ def import_(
             kept = "nothing written" if not overwrite else f"{len(written)} file(s) replaced"
             fail(f"{current}: cannot write ({exc.strerror or exc}); {kept}")
         raise
-    n_samples = sum(len(r.frame) for r in runs)
+    n_runs = sum(len(t.metadata) for t in tables)
+    n_samples = sum(len(t.frame) for t in tables)
     where = (
         targets[0]
         if len(targets) == 1
         else f"{len(targets)} files ({targets[0].name} ... {targets[-1].name}) in {targets[0].parent}"
     )
     typer.echo(
-        f"imported {len(runs)} run(s), {n_samples} samples from {len(files)} file(s) -> {where}"
+        f"imported {n_runs} run(s), {n_samples} samples from {len(files)} file(s) -> {where}"
     )

@@ -18,11 +18,14 @@ def info(
     format: Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format.")] = OutputFormat.table,
 ) -> None:
     """Show what the run files hold: runs, clocks, timer, host and benchmarks."""
+    from tsanalyze.io.checks import json_safe
     from tsanalyze.io.runs import read_runs
     from tsanalyze.report.info import info_document, render_info
 
     doc = info_document(read_runs(files))
     if format is OutputFormat.json:
-        typer.echo(json.dumps(doc, indent=2, sort_keys=True, default=str))
+        # strict JSON: a NaN or inf anywhere (a tool's metadata) is written as null
+        safe = json_safe(json.loads(json.dumps(doc, default=str)))
+        typer.echo(json.dumps(safe, indent=2, sort_keys=True, allow_nan=False))
     else:
         render_info(doc)

@@ -1,20 +1,48 @@
 """``tsanalyze report FILES…``: the main job — load, analyse, render, exit code for CI.
 
-Exit codes: 0 done; 1 with ``--fail-on regression`` when any verdict is ``slower`` (after
-the multiplicity adjustment); 2 on bad input; 3 on a bug (see ``tsanalyze.cli._errors``).
+What is compared: sides are what the user gave. Each argument is a side when several are
+given (a file with every run it holds, or a directory or glob with every run under it:
+those runs are trials); with one argument, each file is a side. A benchmark on several
+sides is compared with the baseline side (``--baseline``, default the first). Benchmarks
+of one run are compared with each other only when they were declared alternatives (a
+collector run of several targets; hyperfine's commands) or when asked
+(``--baseline-benchmark``).
+
+Exit codes: 0 done; 1 with ``--fail-on regression`` when a candidate run is slower than
+its baseline run on some benchmark (``--fail-on slower``: any slower verdict), after the
+multiplicity adjustment; 2 on bad input; 3 on a bug (see ``tsanalyze.cli._errors``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from tsanalyze.cli import _options as opt
 from tsanalyze.cli._output import progress_bar, write_report
 
-__all__ = ["report"]
+__all__ = ["argument_sides", "report"]
+
+
+def argument_sides(args: Sequence[Path | str], runs_meta: Mapping[str, Any]) -> dict[str, str]:
+    """Run id -> side when several arguments were given: the runs found under a directory
+    or glob argument are one side (named as typed), so that they are trials of it."""
+    from tsanalyze.io.runs import expand_paths
+
+    if len(args) < 2:
+        return {}
+    side_of_file: dict[str, str] = {}
+    for arg in args:
+        for f in expand_paths([arg]):
+            side_of_file.setdefault(str(f), str(arg))
+    return {
+        rid: side_of_file[str(m.get("file"))]
+        for rid, m in runs_meta.items()
+        if str(m.get("file")) in side_of_file
+    }
 
 
 def report(
@@ -27,12 +55,16 @@ def report(
     plots: opt.PlotsOpt = None,
     baseline: Annotated[
         str | None,
-        typer.Option("--baseline", help="Baseline run (file or run id); default: the first file."),
+        typer.Option(
+            "--baseline",
+            help="Baseline side (file, directory or run id); default: the first given.",
+        ),
     ] = None,
     baseline_benchmark: Annotated[
         str | None,
         typer.Option(
-            "--baseline-benchmark", help="Compare the other benchmarks of each run with this one."
+            "--baseline-benchmark",
+            help="Also compare the other benchmarks of each run with this one.",
         ),
     ] = None,
     estimator: opt.EstimatorOpt = opt.Estimator.median,
@@ -40,7 +72,12 @@ def report(
     raw: opt.RawOpt = False,
     jobs: opt.JobsOpt = None,
     fail_on: Annotated[
-        opt.FailOn, typer.Option("--fail-on", help="Exit 1 when any comparison is slower.")
+        opt.FailOn,
+        typer.Option(
+            "--fail-on",
+            help="Exit 1 on a regression (a run slower than its baseline run) or on any "
+            "slower verdict.",
+        ),
     ] = opt.FailOn.never,
     reference: Annotated[
         str | None,
@@ -53,15 +90,21 @@ def report(
     quiet: opt.QuietOpt = False,
 ) -> None:
     """Analyse runs: stable phase, dependence, estimates with CIs, comparisons, findings."""
+    from tsanalyze._workers import start_early_for
+
+    start_early_for(files, jobs)  # the workers' imports overlap the reading (issue 24)
     from tsanalyze.analysis.runset import analyze
     from tsanalyze.io.runs import read_runs
 
-    df = read_runs(files)
+    rng = opt.seed_value(seed)
+    with progress_bar("reading files", quiet=quiet) as reading:
+        df = read_runs(files, progress=reading)
+    sides = argument_sides(files, df.attrs.get("runs", {}))
     with progress_bar("analysing series", quiet=quiet) as update:
         analysis = analyze(
             df, estimator=estimator.value, confidence_level=confidence_level, raw=raw,
-            baseline=baseline, baseline_benchmark=baseline_benchmark, jobs=jobs, rng=seed,
-            progress=update, reference=reference,
+            baseline=baseline, baseline_benchmark=baseline_benchmark, jobs=jobs, rng=rng,
+            progress=update, reference=reference, sides=sides,
         )  # fmt: skip
     write_report(
         analysis, output=output, html=html, plots=plots, jobs=jobs, fail_on=fail_on, quiet=quiet

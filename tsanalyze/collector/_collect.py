@@ -64,7 +64,9 @@ class Recording:
 
     References
     ----------
-    .. [1] Zenbench methodology (rounds); DESIGN.md "The run format".
+    .. [1] zenbench documentation, "Methodology" (rounds).
+       https://github.com/imazen/zenbench
+    .. [2] DESIGN.md, "The run format".
     """
 
     path: Path
@@ -207,10 +209,13 @@ def collect(
 
     References
     ----------
-    .. [1] Chen, J., Revels, J., Edelman, A., "Robust benchmarking in noisy environments", IEEE
-       HPEC 2016, arXiv:1608.04295, Algorithm 1 (evaluations per sample).
-    .. [2] Zenbench methodology: interleaved shuffled rounds, paired samples.
-    .. [3] Ou, "Eliminating a source of measurement errors in benchmarks" (2020).
+    .. [1] Chen, J., Revels, J., & Edelman, A. (2016). Robust benchmarking in noisy
+       environments. IEEE High Performance Extreme Computing Conference (HPEC 2016),
+       Algorithm 1 (evaluations per sample). arXiv:1608.04295.
+    .. [2] zenbench documentation, "Methodology" (interleaved shuffled rounds, paired
+       samples). https://github.com/imazen/zenbench
+    .. [3] Ou, C. (2020). Eliminating a source of measurement errors in benchmarks.
+       https://changkun.de/blog/posts/eliminating-a-source-of-measurement-errors-in-benchmarks
 
     Examples
     --------

@@ -10,9 +10,11 @@ Standard library only (plus :mod:`tsanalyze.timer_limits`).
 
 References
 ----------
-.. [1] Ou, "Eliminating a source of measurement errors in benchmarks" (2020).
-.. [2] Chen, J., Revels, J., Edelman, A., "Robust benchmarking in noisy environments", IEEE HPEC
-   2016, arXiv:1608.04295, Algorithm 1.
+.. [1] Ou, C. (2020). Eliminating a source of measurement errors in benchmarks.
+   https://changkun.de/blog/posts/eliminating-a-source-of-measurement-errors-in-benchmarks
+.. [2] Chen, J., Revels, J., & Edelman, A. (2016). Robust benchmarking in noisy
+   environments. IEEE High Performance Extreme Computing Conference (HPEC 2016), Algorithm
+   1. arXiv:1608.04295.
 """
 
 from __future__ import annotations

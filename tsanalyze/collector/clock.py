@@ -16,12 +16,14 @@ Standard library only (plus the leaf modules ``tsanalyze.schema``/``tsanalyze.er
 
 References
 ----------
-.. [1] Chen, J., Revels, J., Edelman, A., "Robust benchmarking in noisy environments", IEEE HPEC
-   2016, arXiv:1608.04295: timer accuracy and precision.
-.. [2] Zenbench, "Methodology" (documentation page): TSC timer calibrated at start-up, overhead
-   compensation.
-.. [3] Ou, C., "Eliminating a source of measurement errors in benchmarks" (2020); Go issue
-   golang/go#41641: measure the cost of reading the clock and subtract it.
+.. [1] Chen, J., Revels, J., & Edelman, A. (2016). Robust benchmarking in noisy
+   environments. IEEE High Performance Extreme Computing Conference (HPEC 2016), §II, timer
+   accuracy and precision. arXiv:1608.04295.
+.. [2] zenbench documentation, "Methodology" (the TSC timer, calibrated at start-up;
+   overhead compensation). https://github.com/imazen/zenbench
+.. [3] Ou, C. (2020). Eliminating a source of measurement errors in benchmarks (measure the
+   cost of reading the clock and subtract it; Go issue golang/go#41641).
+   https://changkun.de/blog/posts/eliminating-a-source-of-measurement-errors-in-benchmarks
 """
 
 from __future__ import annotations
@@ -85,9 +87,8 @@ class ClockWarning(UserWarning):
 
     References
     ----------
-    .. [1] Chen, J., Revels, J., Edelman, A., "Robust benchmarking in noisy environments", IEEE
-       HPEC 2016, arXiv:1608.04295: timer accuracy and precision.
-    .. [2] Zenbench, "Methodology" (documentation page): TSC timer.
+    .. [1] zenbench documentation, "Methodology" (the TSC timer and the clocks it falls back
+       to). https://github.com/imazen/zenbench
     """
 
 
@@ -122,9 +123,8 @@ class Calibration:
 
     References
     ----------
-    .. [1] Chen, J., Revels, J., Edelman, A., "Robust benchmarking in noisy environments", IEEE
-       HPEC 2016, arXiv:1608.04295: timer accuracy and precision.
-    .. [2] Zenbench, "Methodology" (documentation page): TSC timer.
+    .. [1] zenbench documentation, "Methodology" (the TSC auto-calibrated against the system
+       clock at start-up). https://github.com/imazen/zenbench
     """
 
     hz: float
@@ -175,8 +175,9 @@ class TimerProperties:
 
     References
     ----------
-    .. [1] Ou, C., "Eliminating a source of measurement errors in benchmarks" (2020); Go issue
-       golang/go#41641.
+    .. [1] Ou, C. (2020). Eliminating a source of measurement errors in benchmarks (the
+       clock-read overhead in every sample; Go issue golang/go#41641).
+       https://changkun.de/blog/posts/eliminating-a-source-of-measurement-errors-in-benchmarks
     """
 
     overhead_ticks_min: float
@@ -222,9 +223,11 @@ class Clock:
 
     References
     ----------
-    .. [1] Chen, J., Revels, J., Edelman, A., "Robust benchmarking in noisy environments", IEEE
-       HPEC 2016, arXiv:1608.04295: timer accuracy and precision.
-    .. [2] Zenbench, "Methodology" (documentation page): TSC timer.
+    .. [1] Chen, J., Revels, J., & Edelman, A. (2016). Robust benchmarking in noisy
+       environments. IEEE High Performance Extreme Computing Conference (HPEC 2016), §II: a
+       timer's accuracy τ_acc and precision τ_prec. arXiv:1608.04295.
+    .. [2] zenbench documentation, "Methodology" (rdtsc/rdtscp on x86-64, cntvct_el0 on
+       aarch64). https://github.com/imazen/zenbench
     """
 
     source: str
@@ -484,9 +487,8 @@ def calibrate(read: Callable[[], int], window: float = 0.2) -> tuple[float, floa
 
     References
     ----------
-    .. [1] Chen, J., Revels, J., Edelman, A., "Robust benchmarking in noisy environments", IEEE
-       HPEC 2016, arXiv:1608.04295: timer accuracy and precision.
-    .. [2] Zenbench, "Methodology" (documentation page): TSC timer.
+    .. [1] zenbench documentation, "Methodology" (the TSC calibrated against the system
+       clock at start-up). https://github.com/imazen/zenbench
     """
     if not window > 0:
         raise InvalidArgumentError(f"window must be > 0 seconds, got {window!r}")
@@ -526,10 +528,13 @@ def measure_timer(read: Callable[[], int], hz: float, n: int = 20_000) -> TimerP
 
     References
     ----------
-    .. [1] Ou, C., "Eliminating a source of measurement errors in benchmarks" (2020); Go issue
-       golang/go#41641.
-    .. [2] Chen, J., Revels, J., Edelman, A., "Robust benchmarking in noisy environments", IEEE
-       HPEC 2016, arXiv:1608.04295: §IV, timer accuracy and precision.
+    .. [1] Ou, C. (2020). Eliminating a source of measurement errors in benchmarks (subtract
+       the clock-read overhead; Go issue golang/go#41641).
+       https://changkun.de/blog/posts/eliminating-a-source-of-measurement-errors-in-benchmarks
+    .. [2] Chen, J., Revels, J., & Edelman, A. (2016). Robust benchmarking in noisy
+       environments. IEEE High Performance Extreme Computing Conference (HPEC 2016), §II
+       (accuracy, precision) and §III (the delay model: noise only adds time).
+       arXiv:1608.04295.
     """
     if n < 100:
         raise InvalidArgumentError(f"n must be >= 100, got {n}")
@@ -634,9 +639,11 @@ def get_clock(source: str | None = None, *, window: float = 0.2) -> Clock:
 
     References
     ----------
-    .. [1] Chen, J., Revels, J., Edelman, A., "Robust benchmarking in noisy environments", IEEE
-       HPEC 2016, arXiv:1608.04295: timer accuracy and precision.
-    .. [2] Zenbench, "Methodology" (documentation page): TSC timer.
+    .. [1] Chen, J., Revels, J., & Edelman, A. (2016). Robust benchmarking in noisy
+       environments. IEEE High Performance Extreme Computing Conference (HPEC 2016), §II,
+       the timer's accuracy and precision, which the fallbacks trade off. arXiv:1608.04295.
+    .. [2] zenbench documentation, "Methodology" (the TSC timer).
+       https://github.com/imazen/zenbench
     """
     requested = source if source is not None else (os.environ.get(CLOCK_ENV) or None)
     if requested is not None and requested not in _SOURCES:

@@ -4,8 +4,9 @@ Standard library only.
 
 References
 ----------
-.. [1] Chen, J., Revels, J., Edelman, A., "Robust benchmarking in noisy environments", IEEE HPEC
-   2016, arXiv:1608.04295.
+.. [1] Chen, J., Revels, J., & Edelman, A. (2016). Robust benchmarking in noisy
+   environments. IEEE High Performance Extreme Computing Conference (HPEC 2016), §IV.
+   arXiv:1608.04295.
 """
 
 from __future__ import annotations
@@ -114,8 +115,9 @@ def oracle(
 
     References
     ----------
-    .. [1] Chen, J., Revels, J., Edelman, A., "Robust benchmarking in noisy environments", IEEE
-       HPEC 2016, arXiv:1608.04295, §IV-C, Eq. 11 and Fig. 5.
+    .. [1] Chen, J., Revels, J., & Edelman, A. (2016). Robust benchmarking in noisy
+       environments. IEEE High Performance Extreme Computing Conference (HPEC 2016), §IV-C,
+       Eq. 11 and Fig. 5. arXiv:1608.04295.
 
     Examples
     --------
@@ -167,8 +169,9 @@ class EvalsChoice:
 
     References
     ----------
-    .. [1] Chen, J., Revels, J., Edelman, A., "Robust benchmarking in noisy environments", IEEE
-       HPEC 2016, arXiv:1608.04295, Algorithm 1.
+    .. [1] Chen, J., Revels, J., & Edelman, A. (2016). Robust benchmarking in noisy
+       environments. IEEE High Performance Extreme Computing Conference (HPEC 2016),
+       Algorithm 1. arXiv:1608.04295.
     """
 
     evals: int
@@ -244,9 +247,11 @@ def choose_evals(
 
     References
     ----------
-    .. [1] Chen, J., Revels, J., Edelman, A., "Robust benchmarking in noisy environments", IEEE
-       HPEC 2016, arXiv:1608.04295, §IV-A, Algorithm 1.
-    .. [2] Ou, C., "Eliminating a source of measurement errors in benchmarks" (2020).
+    .. [1] Chen, J., Revels, J., & Edelman, A. (2016). Robust benchmarking in noisy
+       environments. IEEE High Performance Extreme Computing Conference (HPEC 2016), §IV-A,
+       Algorithm 1. arXiv:1608.04295.
+    .. [2] Ou, C. (2020). Eliminating a source of measurement errors in benchmarks.
+       https://changkun.de/blog/posts/eliminating-a-source-of-measurement-errors-in-benchmarks
     """
     check_oracle(tau_prec, tau_acc, a, b, j_max)
     if not max_time_ns > 0:

@@ -53,8 +53,9 @@ class OracleSettings:
 
     References
     ----------
-    .. [1] Chen, J., Revels, J., Edelman, A., "Robust benchmarking in noisy environments", IEEE
-       HPEC 2016, arXiv:1608.04295.
+    .. [1] Chen, J., Revels, J., & Edelman, A. (2016). Robust benchmarking in noisy
+       environments. IEEE High Performance Extreme Computing Conference (HPEC 2016), §IV-C,
+       the oracle function and its parameters. arXiv:1608.04295.
     """
 
     tau_prec: float | None = None

@@ -11,8 +11,9 @@ Standard library only.
 
 References
 ----------
-.. [1] Zenbench methodology: interleaved rounds in a seeded shuffled order, so that
-   samples of the same round are paired and order effects can be checked.
+.. [1] zenbench documentation, "Methodology" (interleaved rounds in a seeded shuffled order,
+   so that samples of the same round are paired and order effects can be checked).
+   https://github.com/imazen/zenbench
 """
 
 from __future__ import annotations
@@ -54,6 +55,11 @@ class InterleavedSchedule:
         Seed of the order.
     start : float
         ``time.monotonic()`` when sampling began.
+
+    References
+    ----------
+    .. [1] zenbench documentation, "Methodology" (one sample of each benchmark per round, in
+       shuffled order). https://github.com/imazen/zenbench
     """
 
     def __init__(

@@ -69,8 +69,10 @@ class PythonTarget:
 
     References
     ----------
-    .. [1] BenchmarkTools.jl (``setup`` per sample), described in Chen, J., Revels, J., Edelman,
-       A., "Robust benchmarking in noisy environments", IEEE HPEC 2016, arXiv:1608.04295.
+    .. [1] BenchmarkTools.jl (``setup`` per sample), github.com/JuliaCI/BenchmarkTools.jl.
+    .. [2] Chen, J., Revels, J., & Edelman, A. (2016). Robust benchmarking in noisy
+       environments. IEEE High Performance Extreme Computing Conference (HPEC 2016), §V, the
+       implementation in BenchmarkTools. arXiv:1608.04295.
     """
 
     fn: Callable[..., object]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import glob
 import os
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +22,16 @@ import pyarrow.parquet as pq
 
 from tsanalyze import schema
 from tsanalyze.errors import InvalidRunError, RunExistsError
+from tsanalyze.io.checks import check_metadata, check_rows
 
-__all__ = ["add_time_columns", "expand_paths", "order_columns", "read_runs", "write_run"]
+__all__ = [
+    "add_time_columns",
+    "expand_paths",
+    "order_columns",
+    "read_runs",
+    "write_run",
+    "write_runs",
+]
 
 PathLike = str | os.PathLike[str]
 _GLOB_CHARS = set("*?[")
@@ -107,12 +115,17 @@ def _is_parquet(path: Path) -> bool:
         raise InvalidRunError(f"{path}: cannot be read ({exc.strerror})") from None
 
 
-def _read_parquet(path: Path) -> tuple[pa.Table, dict[str, Any]]:
+def _read_parquet(path: Path) -> tuple[pa.Table, list[dict[str, Any]]]:
+    """A run file's table and the metadata of each run it holds, types and values checked."""
     try:
         pf = pq.ParquetFile(path)
         table = pf.read()
-    except (pa.ArrowInvalid, pa.ArrowException, OSError) as exc:
-        raise InvalidRunError(f"{path}: truncated or corrupt Parquet file ({exc})") from None
+        # a damaged page can decode into invalid UTF-8 or dictionary indices out of range:
+        # find it here, not as an IndexError or UnicodeDecodeError deep in an analysis
+        table.validate(full=True)
+    except (pa.ArrowException, OSError, ValueError, IndexError) as exc:
+        why = " ".join(str(exc).split())[:200]
+        raise InvalidRunError(f"{path}: truncated or corrupt Parquet file ({why})") from None
     raw = (table.schema.metadata or {}).get(schema.METADATA_KEY.encode())
     if raw is None:
         raise InvalidRunError(
@@ -120,70 +133,17 @@ def _read_parquet(path: Path) -> tuple[pa.Table, dict[str, Any]]:
         )
     try:
         meta = schema.decode_metadata(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise InvalidRunError(f"{path}: metadata key '{schema.METADATA_KEY}' is not valid JSON ({exc})") from None
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        why = " ".join(str(exc).split())[:200]
+        raise InvalidRunError(f"{path}: metadata key '{schema.METADATA_KEY}' is not valid JSON ({why})") from None
     cols = {f.name: str(f.type) for f in table.schema}
     problems = schema.validate(cols, meta)
     if problems:
         raise InvalidRunError(f"{path}: " + "; ".join(problems))
-    return table, meta
-
-
-def _first_row(mask: pa.Array | np.ndarray) -> int:
-    arr = np.asarray(mask)
-    return int(np.flatnonzero(arr)[0])
-
-
-def _check_values(path: Path, table: pa.Table, meta: Mapping[str, Any]) -> None:
-    """Value-level checks with file, column and row in every message."""
-    ns = table.column("ns").combine_chunks()
-    if ns.null_count:
-        i = _first_row(pc.is_null(ns).to_numpy(zero_copy_only=False))
-        raise InvalidRunError(f"{path}: column ns: null time at row {i}")
-    ns_np = ns.to_numpy().astype(np.float64, copy=False)
-    bad = ~np.isfinite(ns_np)
-    if bad.any():
-        i = _first_row(bad)
-        raise InvalidRunError(f"{path}: column ns: non-finite time {ns_np[i]!r} at row {i}")
-    bad = ns_np <= 0
-    if bad.any():
-        i = _first_row(bad)
-        raise InvalidRunError(f"{path}: column ns: time {ns_np[i]!r} at row {i} is not > 0")
-    for name in ("benchmark", "run", "round", "position", "sample", "evals"):
-        col = table.column(name)
-        if col.null_count:
-            i = _first_row(pc.is_null(col.combine_chunks()).to_numpy(zero_copy_only=False))
-            raise InvalidRunError(f"{path}: column {name}: null at row {i}")
-    evals = table.column("evals").to_numpy()
-    bad = evals < 1
-    if bad.any():
-        i = _first_row(bad)
-        raise InvalidRunError(f"{path}: column evals: {int(evals[i])} at row {i} is < 1")
-    runs = pc.unique(table.column("run")).to_pylist()
-    if runs != [meta["run"]]:
-        other = next((r for r in runs if r != meta["run"]), runs[0] if runs else None)
-        raise InvalidRunError(
-            f"{path}: column run: holds {other!r} but the metadata says run {meta['run']!r}"
-        )
-    bench = table.column("benchmark").combine_chunks()
-    if isinstance(bench.type, pa.DictionaryType):
-        codes = bench.indices.to_numpy().astype(np.int64)
-        names = bench.dictionary.to_pylist()
-    else:
-        d = pc.dictionary_encode(bench)
-        codes = d.indices.to_numpy().astype(np.int64)
-        names = d.dictionary.to_pylist()
-    sample = table.column("sample").to_numpy().astype(np.int64)
-    if sample.size:
-        key = codes * (int(sample.max()) + 1) + sample
-        order = np.argsort(key, kind="stable")
-        dup = np.flatnonzero(key[order][1:] == key[order][:-1])
-        if dup.size:
-            i = int(order[dup[0] + 1])
-            raise InvalidRunError(
-                f"{path}: duplicate (run, benchmark, sample) = ({meta['run']!r}, "
-                f"{names[codes[i]]!r}, {int(sample[i])}) at row {i}"
-            )
+    metas = schema.file_runs(meta)
+    check_metadata(path, metas)
+    check_rows(path, table, [m["run"] for m in metas])
+    return table, metas
 
 
 def _normalise_table(table: pa.Table) -> pa.Table:
@@ -213,9 +173,8 @@ def _normalise_table(table: pa.Table) -> pa.Table:
 def _load_file(path: Path) -> tuple[pa.Table | pd.DataFrame, list[dict[str, Any]]]:
     """One file's rows (an arrow table for runs, a frame for imports) and its runs' metadata."""
     if path.is_file() and _is_parquet(path):
-        table, meta = _read_parquet(path)
-        _check_values(path, table, meta)
-        return _normalise_table(table), [meta]
+        table, metas = _read_parquet(path)
+        return _normalise_table(table), metas
     imp = _importers()
     sniff = getattr(imp, "sniff", None)
     fmt = sniff(path) if sniff is not None else None
@@ -239,7 +198,10 @@ def add_time_columns(df: pd.DataFrame) -> pd.DataFrame:
     """Add ``time_ns_raw`` = ns / evals and ``time_ns`` = (ns − overhead) / evals in place.
 
     The overhead is the run's ``timer.overhead_ns`` from ``df.attrs["runs"]`` (0 when
-    absent). Following BenchmarkTools, a sample is never corrected below 1 ns.
+    absent). Following BenchmarkTools, a sample is never *corrected* below 1 ns: the floor
+    applies only where an overhead is subtracted from what a clock measured. A sample
+    with nothing to subtract (every imported run: the tools report per-operation times,
+    e.g. 0.296 ns/op from a JMH throughput of 3.376e9 ops/s) keeps its value.
 
     References
     ----------
@@ -258,12 +220,16 @@ def add_time_columns(df: pd.DataFrame) -> pd.DataFrame:
         lut = np.array([overhead_by_run.get(c, 0.0) for c in run_codes.cat.categories])
         overhead = lut[run_codes.cat.codes.to_numpy()]
     df["time_ns_raw"] = ns / evals
-    df["time_ns"] = np.maximum(ns - overhead, 1.0) / evals
+    corrected = np.where(np.asarray(overhead) > 0, np.maximum(ns - overhead, 1.0), ns)
+    df["time_ns"] = corrected / evals
     return df
 
 
 def read_runs(
-    paths: PathLike | Iterable[PathLike], *, include_warmups: bool = False
+    paths: PathLike | Iterable[PathLike],
+    *,
+    include_warmups: bool = False,
+    progress: Callable[[int, int], None] | None = None,
 ) -> pd.DataFrame:
     """Read runs (files, globs, directories, other tools' files) into one tidy DataFrame.
 
@@ -275,6 +241,8 @@ def read_runs(
     include_warmups : bool
         Keep imported warm-up and calibration values (rows whose ``kind`` column is not
         ``"value"``); by default they are dropped.
+    progress : callable, optional
+        Called as ``progress(done, total)`` after each file is read (a progress bar).
 
     Returns
     -------
@@ -300,8 +268,10 @@ def read_runs(
     runs: dict[str, dict[str, Any]] = {}
     sources: dict[str, Path] = {}
     n_loaded = 0
-    for src in files:
+    for done, src in enumerate(files, start=1):
         data, metas = _load_file(src)
+        if progress is not None:
+            progress(done, len(files))
         for meta in metas:
             rid = meta["run"]
             n_loaded += 1
@@ -340,6 +310,11 @@ def read_runs(
     if "kind" in df.columns and not include_warmups:
         keep = df["kind"].isna() | (df["kind"].astype(str) == "value")  # runs have no kind
         if not keep.all():
+            if not keep.any():
+                raise InvalidRunError(
+                    f"{_names(files)}: holds only warm-up or calibration rows (column kind), no "
+                    "measured values; read them with include_warmups=True"
+                )
             df = df[keep].reset_index(drop=True)
     if len(runs) < n_loaded:
         _check_cross_file_duplicates(df, sources)
@@ -347,6 +322,10 @@ def read_runs(
     df.attrs["runs"] = runs
     add_time_columns(df)
     return df
+
+
+def _names(files: list[Path]) -> str:
+    return str(files[0]) if len(files) == 1 else f"{files[0]} (and {len(files) - 1} more files)"
 
 
 def _check_cross_file_duplicates(df: pd.DataFrame, sources: Mapping[str, Path]) -> None:
@@ -391,7 +370,9 @@ def write_run(
     RunExistsError
         If ``path`` exists and ``overwrite`` is false.
     InvalidRunError
-        If the frame or metadata violate the run format.
+        If the frame or metadata violate the run format: the same checks as
+        :func:`read_runs` (:func:`tsanalyze.io.checks.check_rows`), so a file written
+        here always reads back.
 
     Notes
     -----
@@ -404,41 +385,71 @@ def write_run(
     ----------
     DESIGN.md, "The run format (schema version 1)" and "Collector: Safety".
     """
+    return write_runs(frame, path, [metadata], overwrite=overwrite)
+
+
+def write_runs(
+    frame: pd.DataFrame,
+    path: PathLike,
+    metadata: Iterable[Mapping[str, Any]],
+    *,
+    overwrite: bool = False,
+) -> Path:
+    """Write several runs (e.g. every run of one import) into one file, atomically.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The samples of every run; the ``run`` column says which run a row belongs to.
+    path : path
+        Destination file.
+    metadata : iterable of mappings
+        The metadata of each run, in file order (one entry: the file is written exactly
+        as :func:`write_run` writes it).
+    overwrite : bool
+        Replace an existing file.
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+
+    Raises
+    ------
+    RunExistsError, InvalidRunError
+        As :func:`write_run`.
+
+    Notes
+    -----
+    A file of several runs stores ``{"schema_version": 2, "runs": [...]}`` as its
+    metadata (run format version 2; :func:`tsanalyze.schema.file_runs`). Readers treat
+    the runs of one file as the trials of one side.
+
+    References
+    ----------
+    DESIGN.md, "The run format (schema version 1)"; :mod:`tsanalyze.schema` (version 2).
+    """
     path = Path(path)
     if path.exists() and not overwrite:
         raise RunExistsError(f"{path}: already exists; refusing to overwrite (pass overwrite=True)")
-    meta = dict(metadata)
-    problems = schema.validate_metadata(meta)
+    metas = [dict(m) for m in metadata]
+    if not metas:
+        raise InvalidRunError(f"{path}: cannot write: no run metadata given")
+    stored: Any = metas[0] if len(metas) == 1 else {"schema_version": schema.SCHEMA_VERSION, "runs": metas}
     missing = [c for c in schema.REQUIRED_COLUMNS if c not in frame.columns]
-    problems += [f"column {c}: missing" for c in missing]
-    if problems:
-        raise InvalidRunError(f"{path}: cannot write: " + "; ".join(problems))
-    df = frame.drop(columns=[c for c in ("time_ns", "time_ns_raw") if c in frame.columns])
-    df = order_columns(df)
-    if "work" not in df.columns:
-        df = df.assign(work=np.nan)
-    arrays = []
-    fields = []
-    for name in df.columns:
-        col = df[name]
-        typ = ARROW_TYPES.get(name)
-        if name == "benchmark":
-            arr = pa.array(col.astype(str).to_numpy(), pa.string()).dictionary_encode()
-            arr = pc.cast(arr, ARROW_TYPES["benchmark"])
-        elif name == "run":
-            arr = pa.array(col.astype(str).to_numpy(), pa.string())
-        elif typ is not None:
-            arr = pa.array(col, from_pandas=True).cast(typ)
-        else:
-            arr = pa.array(col, from_pandas=True)
-        arrays.append(arr)
-        fields.append(pa.field(name, arr.type, nullable=True))
-    table = pa.Table.from_arrays(arrays, schema=pa.schema(fields))
-    cols = {f.name: str(f.type) for f in table.schema}
-    problems = schema.validate(cols, meta)
-    if problems:
-        raise InvalidRunError(f"{path}: cannot write: " + "; ".join(problems))
-    table = table.replace_schema_metadata({schema.METADATA_KEY: schema.encode_metadata(meta)})
+    if missing:
+        raise InvalidRunError(f"{path}: cannot write: column {missing[0]}: missing")
+    try:
+        check_metadata(path, metas)
+        table = _to_arrow(frame, path)
+        cols = {f.name: str(f.type) for f in table.schema}
+        problems = schema.validate(cols, stored)
+        if problems:
+            raise InvalidRunError(f"{path}: " + "; ".join(problems))
+        check_rows(path, table, [m["run"] for m in metas])
+    except InvalidRunError as exc:
+        raise InvalidRunError(f"cannot write {exc}") from None
+    table = table.replace_schema_metadata({schema.METADATA_KEY: schema.encode_metadata(stored)})
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     tmp = Path(tmp_name)
@@ -463,6 +474,63 @@ def write_run(
         if tmp.exists():
             tmp.unlink()
     return path
+
+
+def _categorical_strings(col: pd.Series) -> pa.Array | None:
+    """A categorical column as arrow strings from its codes, without a Python string per
+    row: a dictionary of the values in order of first appearance, as ``dictionary_encode``
+    of the strings would give (None when the column is not categorical or has missing
+    values, which the caller converts the slow way)."""
+    if not isinstance(col.dtype, pd.CategoricalDtype):
+        return None
+    codes = col.cat.codes.to_numpy()
+    if codes.size and codes.min() < 0:
+        return None
+    first, used = pd.factorize(codes, sort=False)  # O(n): first-appearance order
+    names = pa.array([str(v) for v in col.cat.categories[used]], pa.string())
+    return pa.DictionaryArray.from_arrays(pa.array(first.astype(np.int32, copy=False)), names)
+
+
+def _column_to_arrow(name: str, col: pd.Series) -> pa.Array:
+    """One column in the run format's type (no Python object per row for categoricals)."""
+    typ = ARROW_TYPES.get(name)
+    fast = _categorical_strings(col) if name in ("benchmark", "run") else None
+    if name == "benchmark":
+        if fast is None:
+            fast = pa.array(col.astype(str).to_numpy(), pa.string()).dictionary_encode()
+        return pc.cast(fast, ARROW_TYPES["benchmark"])
+    if name == "run":
+        if fast is None:
+            return pa.array(col.astype(str).to_numpy(), pa.string())
+        return pc.cast(fast, pa.string())
+    if typ is not None:
+        return pa.array(col, from_pandas=True).cast(typ)
+    return pa.array(col, from_pandas=True)
+
+
+def _to_arrow(frame: pd.DataFrame, path: Path) -> pa.Table:
+    """The run-format arrow table of ``frame``, derived columns dropped (issue 19: column
+    by column, no copy of the frame); a column that cannot be stored in its type is an
+    :class:`InvalidRunError` naming ``path`` and the column."""
+    names = [c for c in schema.COLUMN_NAMES if c in frame.columns]
+    names += [c for c in frame.columns if c not in names and c not in ("time_ns", "time_ns_raw")]
+    arrays = []
+    fields = []
+    for name in names:
+        try:
+            arr = _column_to_arrow(name, frame[name])
+        except (pa.ArrowException, TypeError, ValueError, OverflowError) as exc:
+            why = " ".join(str(exc).split())[:200]
+            typ = ARROW_TYPES.get(name)
+            raise InvalidRunError(
+                f"{path}: column {name}: cannot be stored as {typ or 'a column'} ({why})"
+            ) from None
+        arrays.append(arr)
+        fields.append(pa.field(name, arr.type, nullable=True))
+    if "work" not in frame.columns:
+        arrays.append(pa.nulls(len(frame), pa.float64()))
+        fields.append(pa.field("work", pa.float64(), nullable=True))
+    return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
 
 
 def _fsync_dir(directory: Path) -> None:

@@ -2,14 +2,14 @@
 understood, the claimed comparisons, and the findings, worst first.
 
 Renderers word and order; they never change a severity. User text (benchmark names,
-messages quoting them) is printed with control characters escaped, so a name holding an
-escape sequence cannot drive the terminal.
+messages quoting them) is printed with control characters escaped
+(:func:`tsanalyze.report.text.safe_text`), so a name holding an escape sequence cannot
+drive the terminal.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,18 +18,12 @@ from rich.table import Table
 from rich.text import Text
 
 from tsanalyze._units import format_time
+from tsanalyze.report.text import printable, safe_text
 
 __all__ = ["render_audit"]
 
 SEVERITY_STYLE = {"serious": "bold red", "warning": "yellow", "info": "cyan"}
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _SD_MARK = {"range-bound": "≤ ", "span-bound": "≤ ", "minmax-bound": "≤ ", "ci": "≈ "}
-
-
-def safe(text: Any) -> Text:
-    """``text`` as plain rich Text with control characters shown escaped (``\\x1b``)."""
-    s = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text))
-    return Text(s)
 
 
 def _fmt_p(p: Any) -> str:
@@ -47,7 +41,7 @@ def _value(row: dict[str, Any], v: Any) -> str:
 
 
 def _rows_table(doc: dict[str, Any], title: str) -> Table:
-    table = Table(title=safe(title), title_justify="left")
+    table = Table(title=safe_text(title), title_justify="left")
     for col in ("benchmark", "location", "sd", "n", "evals"):
         table.add_column(col, justify="left" if col == "benchmark" else "right", overflow="fold")
     for r in doc["rows"]:
@@ -61,8 +55,8 @@ def _rows_table(doc: dict[str, Any], title: str) -> Table:
         if evals == "-" and r.get("batched"):
             evals = "batch"
         table.add_row(
-            safe(r["name"]),
-            f"{_value(r, r.get('location'))} ({r.get('location_kind')})",
+            safe_text(r["name"]),
+            safe_text(f"{_value(r, r.get('location'))} ({r.get('location_kind')})"),
             sd,
             n,
             evals,
@@ -79,15 +73,15 @@ def _comparisons_table(doc: dict[str, Any]) -> Table:
         table.add_column(col, justify="left" if col in ("benchmark", "vs", "claim") else "right",
                          overflow="fold")  # fmt: skip
     for c in doc["comparisons"]:
-        claim = (
+        claim = printable(
             c["claim"]
             if c.get("claimed_ratio") is None
             else f"{c['claimed_ratio']:g}× {c['claim']}"
         )
         table.add_row(
-            safe(c["name"]),
-            safe(c["other"]),
-            claim,
+            safe_text(c["name"]),
+            safe_text(c["other"]),
+            safe_text(claim),
             f"{100 * c['relative']:+.3g}%" if c.get("relative") is not None else "-",
             _fmt_p(c.get("pvalue")),
             _fmt_p(c.get("pvalue_bound")),
@@ -112,10 +106,12 @@ def render_audit(
     table.add_column("finding", overflow="fold", ratio=1)
     for f in findings:
         name = f["name"] if f["other"] is None else f"{f['name']} vs {f['other']}"
-        text = Text(f["code"], style="bold")
+        text = safe_text(f["code"], style="bold")
         text.append(": ")
-        text.append(safe(f["message"]))
-        table.add_row(Text(f["severity"], style=SEVERITY_STYLE[f["severity"]]), safe(name), text)
+        text.append(safe_text(f["message"]))
+        table.add_row(
+            Text(f["severity"], style=SEVERITY_STYLE[f["severity"]]), safe_text(name), text
+        )
     console.print(table)
     counts = {s: sum(1 for f in findings if f["severity"] == s) for s in SEVERITY_STYLE}
     summary = Text(f"{len(doc['rows'])} rows, {len(doc['comparisons'])} comparisons: ")

@@ -9,26 +9,35 @@ Layout (version 1)::
       "settings": {estimator, confidence_level, raw, seed, baseline_run, baseline_benchmark},
       "runs": [{"run", "file", "label"}],
       "series": [{"label", <every SeriesAnalysis field but the samples>, "findings": [...]}],
+      "summary": [{"kind": "series"|"trials", "benchmark", "run", "label", "n", "estimate",
+                   "ci_low", "ci_high", "statistic"}],   # the rows the terminal shows
       "comparisons": [<every ComparisonRow field>],
-      "trials": [<every TrialsRow field>],          # benchmarks measured in >= 3 runs
+      "trials": [<every TrialsRow field>],          # a benchmark measured in several runs
       "noise_floor": null or {reference, table: [...], threshold, scaling, warnings},
       "findings": [{"benchmark", "run", "code", "message", "severity"}],   # worst first
       "regression": bool
     }
 
-Change log: version 1 (2026-11) first version. Fields are only ever added within a
-version; renaming or removing one bumps ``version``.
+An interval the data cannot bound is ``null`` here (in the Python results and their
+DataFrames it is ``-inf``/``inf``, or NaN when there is no estimate at all); ``json_text``
+writes strict JSON, and characters that could drive a terminal (C1 controls,
+bidirectional overrides) only as ``\\uXXXX`` escapes.
+
+Change log: version 1 (2026-11) first version; added within version 1: ``summary`` (one
+row per series, or per benchmark over its trials), ``side`` and ``statistic`` of each
+trials row. Fields are only ever added within a version; renaming or removing one bumps
+``version``.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from tsanalyze._result import to_builtin
 from tsanalyze._version import __version__
-from tsanalyze.analysis.runset import RunAnalysis
+from tsanalyze.analysis.runset import RunAnalysis, TrialsRow
 from tsanalyze.report.findings import report_findings, run_labels, series_findings
+from tsanalyze.report.text import json_text
 
 __all__ = ["REPORT_FORMAT", "REPORT_VERSION", "report_document", "report_json"]
 
@@ -61,6 +70,7 @@ def report_document(analysis: RunAnalysis) -> dict[str, Any]:
             {"run": rid, "file": file, "label": labels.get(rid, rid)} for rid, file in analysis.runs
         ],
         "series": series,
+        "summary": _summary(analysis, labels),
         "comparisons": [c.to_dict() for c in analysis.comparisons],
         "trials": [t.to_dict() for t in analysis.trials],
         "noise_floor": None if analysis.noise_floor is None else analysis.noise_floor.to_dict(),
@@ -71,6 +81,27 @@ def report_document(analysis: RunAnalysis) -> dict[str, Any]:
     return dict(to_builtin(doc))
 
 
+def _summary(analysis: RunAnalysis, labels: dict[str, str]) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    for u in analysis.units():
+        if isinstance(u, TrialsRow):
+            rows.append({
+                "kind": "trials", "benchmark": u.benchmark, "run": u.side,
+                "label": labels.get(u.side, u.side), "n": u.n_samples, "runs": list(u.runs),
+                "estimate": u.estimate, "ci_low": u.ci_low, "ci_high": u.ci_high,
+                "statistic": u.statistic,
+            })  # fmt: skip
+        else:
+            rows.append({
+                "kind": "series", "benchmark": u.benchmark, "run": u.run,
+                "label": labels.get(u.run, u.run), "n": u.n, "runs": [u.run],
+                "estimate": u.estimate, "ci_low": u.ci_low, "ci_high": u.ci_high,
+                "statistic": u.estimator.replace("_", " "),
+            })  # fmt: skip
+    return rows
+
+
 def report_json(analysis: RunAnalysis, *, indent: int | None = 2) -> str:
-    """The report document as JSON text (keys in a fixed order, strict JSON: no NaN)."""
-    return json.dumps(report_document(analysis), indent=indent, ensure_ascii=False, allow_nan=False)
+    """The report document as JSON text: keys in a fixed order, strict JSON (no NaN; an
+    unbounded interval end is null), unsafe characters escaped (:func:`json_text`)."""
+    return json_text(report_document(analysis), indent=indent)

@@ -9,7 +9,7 @@ import re
 
 from tsanalyze.analysis.runset import RunAnalysis
 from tsanalyze.report.findings import run_labels
-from tsanalyze.report.html import comparison_labels, series_title
+from tsanalyze.report.html import comparison_labels, unit_titles
 
 __all__ = ["FOREST_FILE", "figure_titles", "svg_files"]
 
@@ -22,16 +22,15 @@ def _slug(text: str) -> str:
 
 
 def figure_titles(analysis: RunAnalysis) -> list[str]:
-    """One title per series (``benchmark``, or ``benchmark @ run`` for several runs)."""
-    labels = run_labels(analysis)
-    multi_run = len(analysis.runs) > 1
-    return [series_title(s, labels, multi_run) for s in analysis.series]
+    """One title per summary row: ``benchmark``, ``benchmark @ run`` for several runs, or
+    ``benchmark @ side`` for a benchmark's trials."""
+    return unit_titles(analysis)
 
 
 def svg_files(
     analysis: RunAnalysis, titles: list[str], figures: list[dict[str, str]]
 ) -> dict[str, str]:
-    """SVG text by file name: ``NNN-<title>-<kind>.svg`` for each series' figures (as
+    """SVG text by file name: ``NNN-<title>-<kind>.svg`` for each summary row's figures (as
     :func:`tsanalyze.report.html.all_figures` returns them), and ``comparisons-forest.svg``
     when the analysis has comparisons. Names are file-system safe and unique."""
     files: dict[str, str] = {}

@@ -1,27 +1,43 @@
 """The HTML report: one self-contained file, figures inline as SVG, no scripts, no network.
 
 Every piece of user data (benchmark names, run labels, file names, finding messages that
-quote them) goes through :func:`html.escape`, so a benchmark named
-``<script>alert(1)</script>`` is shown as text. Figures are made in worker processes when
-there are many series (``jobs``), since matplotlib is the slow part.
+quote them) goes through :func:`tsanalyze.report.text.html_text`: control characters are
+shown escaped, then the text is HTML-escaped, so a benchmark named
+``<script>alert(1)</script>`` or holding an escape sequence is shown as text.
+
+One section per row of the summary: a series (run sequence, distribution, ACF), or a
+benchmark measured in several runs of one side (its runs side by side, and their pooled
+distribution). Figures are drawn with matplotlib's object API
+(:mod:`tsanalyze.report.figures`), in worker processes when there are many.
 """
 
 from __future__ import annotations
 
-import html
 import multiprocessing
 import re
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from typing import Any
 
 from tsanalyze._version import __version__
-from tsanalyze.analysis.runset import RunAnalysis
+from tsanalyze.analysis.runset import RunAnalysis, TrialsRow
 from tsanalyze.analysis.series import SeriesAnalysis
-from tsanalyze.report.findings import report_findings, run_labels, series_findings
-from tsanalyze.report.terminal import estimate_text, trials_pm
+from tsanalyze.report.findings import report_findings, run_labels
+from tsanalyze.report.terminal import estimate_text, trials_note, trials_pm
+from tsanalyze.report.text import html_text
 from tsanalyze.report.units import format_percent, format_pvalue, format_ratio
 
-__all__ = ["all_figures", "comparison_labels", "render_html", "series_figures", "series_title"]
+__all__ = [
+    "all_figures",
+    "comparison_labels",
+    "render_html",
+    "series_figures",
+    "series_title",
+    "unit_titles",
+]
+
+#: below this many summary rows, figures are drawn in this process (a pool costs more)
+PARALLEL_MIN_UNITS = 12
 
 _STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto;
@@ -42,6 +58,7 @@ figcaption { width: 100%; font-size: 0.85em; color: #555; }
 """
 
 _ID = re.compile(r'\bid="([^"]+)"')
+_e = html_text
 
 
 def _prefix_ids(svg: str, prefix: str) -> str:
@@ -62,6 +79,18 @@ def series_title(s: SeriesAnalysis, labels: dict[str, str], multi_run: bool) -> 
     return f"{s.benchmark} @ {labels.get(s.run, s.run)}" if multi_run else s.benchmark
 
 
+def unit_titles(analysis: RunAnalysis, labels: dict[str, str] | None = None) -> list[str]:
+    """One title per summary row (:meth:`RunAnalysis.units`), plain text, unescaped."""
+    labels = labels if labels is not None else run_labels(analysis)
+    multi_run = len(analysis.runs) > 1
+    return [
+        f"{u.benchmark} @ {labels.get(u.side, u.side)}"
+        if isinstance(u, TrialsRow)
+        else series_title(u, labels, multi_run)
+        for u in analysis.units()
+    ]
+
+
 def series_figures(s: SeriesAnalysis, title: str) -> dict[str, str]:
     """The SVG text of each figure of one series, by kind."""
     from tsanalyze.report.figures import FIGURE_KINDS, to_svg
@@ -69,16 +98,36 @@ def series_figures(s: SeriesAnalysis, title: str) -> dict[str, str]:
     return {kind: to_svg(make(s, title)) for kind, make in FIGURE_KINDS.items()}
 
 
-def _figures_job(args: tuple[SeriesAnalysis, str]) -> dict[str, str]:
-    return series_figures(*args)
+def _figures_job(job: tuple[Any, ...]) -> dict[str, str]:
+    from tsanalyze.report.figures import to_svg, trials_figures
+
+    if job[0] == "series":
+        return series_figures(job[1], job[2])
+    _, t, series, labels, title = job
+    return {kind: to_svg(fig) for kind, fig in trials_figures(t, series, labels, title).items()}
+
+
+def _jobs(analysis: RunAnalysis, titles: list[str]) -> list[tuple[Any, ...]]:
+    labels = run_labels(analysis)
+    by_key = {(s.run, s.benchmark): s for s in analysis.series}
+    out: list[tuple[Any, ...]] = []
+    for u, title in zip(analysis.units(), titles, strict=True):
+        if isinstance(u, TrialsRow):
+            series = [by_key[(r, u.benchmark)] for r in u.runs]
+            out.append(("trials", u, series, [labels.get(r, r[:8]) for r in u.runs], title))
+        else:
+            out.append(("series", u, title))
+    return out
 
 
 def all_figures(
     analysis: RunAnalysis, titles: list[str], jobs: int, progress: Callable[[int, int], None] | None
 ) -> list[dict[str, str]]:
-    items = list(zip(analysis.series, titles, strict=True))
+    """The SVGs of every summary row, by kind (``titles`` from :func:`unit_titles`);
+    drawn in ``jobs`` worker processes when there are at least ``PARALLEL_MIN_UNITS``."""
+    items = _jobs(analysis, titles)
     total = len(items)
-    if jobs <= 1 or total < 4:
+    if jobs <= 1 or total < PARALLEL_MIN_UNITS:
         out = []
         for i, item in enumerate(items):
             out.append(_figures_job(item))
@@ -86,14 +135,14 @@ def all_figures(
                 progress(i + 1, total)
         return out
     # forkserver (spawn where unavailable), never fork: the caller may hold threads; the
-    # server imports plotnine once, so workers start fast
+    # server imports matplotlib once, so workers start fast
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
     if "forkserver" in methods:
         ctx.set_forkserver_preload(["tsanalyze.report.figures", "tsanalyze.report.html"])
     with ProcessPoolExecutor(max_workers=min(jobs, total), mp_context=ctx) as pool:
         results = []
-        for i, r in enumerate(pool.map(_figures_job, items)):
+        for i, r in enumerate(pool.map(_figures_job, items, chunksize=max(1, total // (4 * jobs)))):
             results.append(r)
             if progress is not None:
                 progress(i + 1, total)
@@ -114,8 +163,117 @@ def comparison_labels(analysis: RunAnalysis, labels: dict[str, str]) -> list[str
     return out
 
 
-def _e(text: object) -> str:
-    return html.escape(str(text), quote=True)
+def _summary(analysis: RunAnalysis, labels: dict[str, str], multi_run: bool) -> list[str]:
+    pct = f"{analysis.confidence_level * 100:g}%"
+    heads = (
+        ["benchmark"]
+        + (["run"] if multi_run else [])
+        + ["n", "stable", f"estimate [{pct} CI]", "subsession", "findings"]
+    )
+    out = ["<h2>Summary</h2><table><tr>"]
+    out.append(
+        "".join(
+            f'<th class="{"name" if h in ("benchmark", "run", "findings") else ""}">{_e(h)}</th>'
+            for h in heads
+        )
+    )
+    out.append("</tr>")
+    trials = False
+    for i, u in enumerate(analysis.units()):
+        cells = [f'<td class="name"><a href="#s{i}">{_e(u.benchmark)}</a></td>']
+        codes = _e(", ".join(sorted({w.code for w in u.warnings if w.severity != "info"})) or "–")
+        if isinstance(u, TrialsRow):
+            trials = True
+            if multi_run:
+                cells.append(
+                    f'<td class="name">{_e(labels.get(u.side, u.side))} ({u.n_trials} runs)</td>'
+                )
+            stable = "consistent" if u.consistent else "mixed"
+            cells += [
+                f"<td>{u.n_samples:,}</td>",
+                f"<td>{_e(stable)}</td>",
+                f"<td>{_e(trials_pm(u))} †</td>",
+                "<td>–</td>",
+            ]
+        else:
+            if multi_run:
+                cells.append(f'<td class="name">{_e(labels.get(u.run, u.run))}</td>')
+            stable = (
+                format_percent(u.stable_share, 3)
+                if u.stable
+                else ("raw" if u.classification == "raw" else "none")
+            )
+            cells += [
+                f"<td>{u.n:,}</td>",
+                f"<td>{_e(stable)}</td>",
+                f"<td>{_e(estimate_text(u))}</td>",
+                f"<td>{'–' if u.subsession_size is None else u.subsession_size}</td>",
+            ]
+        cells.append(f'<td class="name">{codes}</td>')
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    out.append("</table>")
+    if trials:
+        first = next(u for u in analysis.units() if isinstance(u, TrialsRow))
+        out.append(f'<p class="meta">{_e(trials_note(first))}</p>')
+    return out
+
+
+def _trials(analysis: RunAnalysis, labels: dict[str, str]) -> list[str]:
+    pct = f"{analysis.confidence_level * 100:g}%"
+    out = [
+        '<h2>Trials</h2><p class="meta">Benchmarks measured in several runs; CI from a '
+        "two-level (run, then sample) bootstrap.</p><table><tr>",
+        '<th class="name">benchmark</th><th class="name">run / file</th><th>runs</th>'
+        f"<th>estimate ± {pct} CI</th><th>between-run sd</th><th>p (Cochran Q)</th>"
+        '<th class="name">steady state</th></tr>',
+    ]
+    for t in analysis.trials:
+        rel_sd = t.between_sd / t.estimate if t.estimate else float("nan")
+        side = labels.get(t.side, t.side) if t.side else "(each run its own)"
+        out.append(
+            f'<tr><td class="name">{_e(t.benchmark)}</td><td class="name">{_e(side)}</td>'
+            f"<td>{t.n_trials}</td><td>{_e(trials_pm(t))}</td><td>{format_percent(rel_sd, 2)}</td>"
+            f'<td class="{"serious" if t.disagree else ""}">{format_pvalue(t.heterogeneity_pvalue)}</td>'
+            f'<td class="name">{"consistent" if t.consistent else "inconsistent"}</td></tr>'
+        )
+    out.append("</table>")
+    return out
+
+
+def _comparisons(analysis: RunAnalysis, labels: dict[str, str]) -> list[str]:
+    from tsanalyze.report.figures import forest_figure, to_svg
+
+    pct = f"{analysis.confidence_level * 100:g}%"
+    clabels = comparison_labels(analysis, labels)
+    out = [
+        "<h2>Comparisons</h2><table><tr>",
+        '<th class="name">comparison</th><th>ratio</th>'
+        f'<th>{pct} CI</th><th>p</th><th>p (Holm)</th><th class="name">test</th><th class="name">verdict</th></tr>',
+    ]
+    for c, lab in zip(analysis.comparisons, clabels, strict=True):
+        out.append(
+            f'<tr><td class="name">{_e(lab)}</td><td>{format_ratio(c.ratio)}</td>'
+            f"<td>{c.ci_low:.3f}–{c.ci_high:.3f}</td><td>{format_pvalue(c.pvalue)}</td>"
+            f'<td>{format_pvalue(c.pvalue_adjusted)}</td><td class="name">{_e(c.test)}</td>'
+            f'<td class="name {_e(c.verdict)}">{_e(c.verdict)}</td></tr>'
+        )
+    out.append("</table>")
+    svg = _prefix_ids(to_svg(forest_figure(analysis.comparisons, clabels)), "forest")
+    out.append(
+        f'<figure class="forest">{svg}<figcaption>Ratios with {pct} CIs; 1 = no change.</figcaption></figure>'
+    )
+    return out
+
+
+_CAPTION = {
+    "series": "Run sequence (axis scaled to the bulk, samples beyond it drawn as triangles at "
+    "the edge; stable segment shaded green, or orange when it does not look stationary; change "
+    "points dashed red; long series drawn as the min–max band and median of each bin); "
+    "distribution of the analysed segment (minimum, median and trimmed mean marked); "
+    "autocorrelation with its confidence band.",
+    "trials": "The runs one after another (boundaries dotted, each run's stable segment "
+    "shaded, change points dashed red); the distribution of their analysed segments pooled.",
+}
 
 
 def render_html(
@@ -133,14 +291,14 @@ def render_html(
     jobs : int
         Worker processes for the figures.
     figures : list of dict, optional
-        Pre-rendered SVGs per series (as :func:`series_figures` returns), e.g. when the
-        caller also writes them to files.
+        Pre-rendered SVGs per summary row (as :func:`all_figures` returns them), e.g. when
+        the caller also writes them to files.
     progress : callable, optional
-        ``progress(done, total)`` after each series' figures.
+        ``progress(done, total)`` after each row's figures.
     """
     labels = run_labels(analysis)
     multi_run = len(analysis.runs) > 1
-    titles = [series_title(s, labels, multi_run) for s in analysis.series]
+    titles = unit_titles(analysis, labels)
     if figures is None:
         figures = all_figures(analysis, titles, jobs, progress)
     pct = f"{analysis.confidence_level * 100:g}%"
@@ -153,90 +311,24 @@ def render_html(
         "<h1>tsanalyze report</h1>",
         f'<p class="meta">{len(analysis.runs)} run(s), {len(analysis.series)} series; estimator '
         f"{_e(analysis.estimator)} with {pct} CI; {'whole series (raw)' if analysis.raw else 'stable segments'}; "
-        f"seed {_e(analysis.seed)}; tsanalyze {_e(__version__)}</p>",
+        f"bootstrap seed {_e(analysis.seed)}; tsanalyze {_e(__version__)}</p>",
     ]
     if multi_run:
         out.append(
             '<table><tr><th class="name">run</th><th class="name">file</th><th class="name">id</th></tr>'
         )
         for rid, file in analysis.runs:
-            base = " (baseline)" if rid == analysis.baseline_run else ""
+            base = " (baseline)" if analysis.baseline_run in (rid, file) else ""
             out.append(
                 f'<tr><td class="name">{_e(labels.get(rid, rid))}{base}</td>'
                 f'<td class="name">{_e(file)}</td><td class="name">{_e(rid)}</td></tr>'
             )
         out.append("</table>")
-    # summary table
-    out.append("<h2>Summary</h2><table><tr>")
-    heads = (
-        ["benchmark"]
-        + (["run"] if multi_run else [])
-        + ["n", "stable", f"estimate [{pct} CI]", "subsession", "warnings"]
-    )
-    out.append(
-        "".join(
-            f'<th class="{"name" if h in ("benchmark", "run", "warnings") else ""}">{_e(h)}</th>'
-            for h in heads
-        )
-    )
-    out.append("</tr>")
-    for i, s in enumerate(analysis.series):
-        anchor = f"s{i}"
-        cells = [f'<td class="name"><a href="#{anchor}">{_e(s.benchmark)}</a></td>']
-        if multi_run:
-            cells.append(f'<td class="name">{_e(labels.get(s.run, s.run))}</td>')
-        cells += [
-            f"<td>{s.n:,}</td>",
-            f"<td>{format_percent(s.stable_share, 3) if s.stable else ('raw' if s.classification == 'raw' else 'none')}</td>",
-            f"<td>{_e(estimate_text(s))}</td>",
-            f"<td>{'–' if s.subsession_size is None else s.subsession_size}</td>",
-            f'<td class="name">{_e(", ".join(sorted({w.code for w in s.warnings})) or "–")}</td>',
-        ]
-        out.append("<tr>" + "".join(cells) + "</tr>")
-    out.append("</table>")
-    # trials
+    out += _summary(analysis, labels, multi_run)
     if analysis.trials:
-        out.append(
-            '<h2>Trials</h2><p class="meta">Benchmarks measured in several runs; CI from a '
-            "two-level (run, then sample) bootstrap.</p><table><tr>"
-        )
-        out.append(
-            '<th class="name">benchmark</th><th>runs</th>'
-            f"<th>estimate ± {pct} CI</th><th>between-run sd</th><th>p (Cochran Q)</th>"
-            '<th class="name">steady state</th></tr>'
-        )
-        for t in analysis.trials:
-            rel_sd = t.between_sd / t.estimate if t.estimate else float("nan")
-            out.append(
-                f'<tr><td class="name">{_e(t.benchmark)}</td><td>{t.n_trials}</td>'
-                f"<td>{_e(trials_pm(t))}</td><td>{format_percent(rel_sd, 2)}</td>"
-                f'<td class="{"serious" if t.disagree else ""}">{format_pvalue(t.heterogeneity_pvalue)}</td>'
-                f'<td class="name">{"consistent" if t.consistent else "inconsistent"}</td></tr>'
-            )
-        out.append("</table>")
-    # comparisons
+        out += _trials(analysis, labels)
     if analysis.comparisons:
-        from tsanalyze.report.figures import forest_figure, to_svg
-
-        clabels = comparison_labels(analysis, labels)
-        out.append("<h2>Comparisons</h2><table><tr>")
-        out.append(
-            '<th class="name">comparison</th><th>ratio</th>'
-            f'<th>{pct} CI</th><th>p</th><th>p (Holm)</th><th class="name">test</th><th class="name">verdict</th></tr>'
-        )
-        for c, lab in zip(analysis.comparisons, clabels, strict=True):
-            out.append(
-                f'<tr><td class="name">{_e(lab)}</td><td>{format_ratio(c.ratio)}</td>'
-                f"<td>{c.ci_low:.3f}–{c.ci_high:.3f}</td><td>{format_pvalue(c.pvalue)}</td>"
-                f'<td>{format_pvalue(c.pvalue_adjusted)}</td><td class="name">{_e(c.test)}</td>'
-                f'<td class="name {_e(c.verdict)}">{_e(c.verdict)}</td></tr>'
-            )
-        out.append("</table>")
-        svg = _prefix_ids(to_svg(forest_figure(analysis.comparisons, clabels)), "forest")
-        out.append(
-            f'<figure class="forest">{svg}<figcaption>Ratios with {pct} CIs; 1 = no change.</figcaption></figure>'
-        )
-    # findings
+        out += _comparisons(analysis, labels)
     findings = report_findings(analysis)
     out.append("<h2>Findings</h2>")
     if findings:
@@ -251,25 +343,28 @@ def render_html(
         out.append("</ul>")
     else:
         out.append("<p>No findings: every series is stable, independent and clean.</p>")
-    # per series
-    for i, (s, title, figs) in enumerate(zip(analysis.series, titles, figures, strict=True)):
+    for i, (u, title, figs) in enumerate(zip(analysis.units(), titles, figures, strict=True)):
         out.append(f'<section id="s{i}"><h2>{_e(title)}</h2>')
-        out.append(
-            f'<p class="meta">{s.n:,} samples; analysed {s.start}–{s.stop} ({_e(s.classification)}); '
-            f"{_e(analysis.estimator)} {_e(estimate_text(s))} by {_e(s.ci_method)}</p>"
-        )
+        if isinstance(u, TrialsRow):
+            out.append(
+                f'<p class="meta">{u.n_trials} runs, {u.n_samples:,} samples; '
+                f"{_e(u.statistic)} {_e(trials_pm(u))} (two-level bootstrap)</p>"
+            )
+        else:
+            out.append(
+                f'<p class="meta">{u.n:,} samples; analysed {u.start}–{u.stop} ({_e(u.classification)}); '
+                f"{_e(analysis.estimator)} {_e(estimate_text(u))} by {_e(u.ci_method)}</p>"
+            )
         svgs = "".join(_prefix_ids(svg, f"s{i}-{kind}") for kind, svg in figs.items())
+        kind = "trials" if isinstance(u, TrialsRow) else "series"
         out.append(
-            f'<figure class="series" data-series="{i}">{svgs}<figcaption>Run sequence (stable segment '
-            "shaded green, change points dashed red; long series drawn as the min–max band and median "
-            "of each bin); distribution of the analysed segment (minimum, median and trimmed mean "
-            "marked); autocorrelation with its confidence band.</figcaption></figure>"
+            f'<figure class="series" data-series="{i}">{svgs}<figcaption>{_CAPTION[kind]}'
+            "</figcaption></figure>"
         )
-        sf = series_findings(s)
-        if sf:
+        if u.warnings:
             out.append(
                 "<ul>"
-                + "".join(f'<li class="{_e(f.severity)}">{_e(f.message)}</li>' for f in sf)
+                + "".join(f'<li class="{_e(f.severity)}">{_e(f.message)}</li>' for f in u.warnings)
                 + "</ul>"
             )
         out.append("</section>")

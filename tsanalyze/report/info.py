@@ -2,6 +2,9 @@
 benchmarks with their sample counts, min and median), as a document and as rich tables.
 
 No statistics beyond min and median; the CLI loads the runs and prints what this returns.
+Every name and metadata value is shown with control characters escaped
+(:func:`tsanalyze.report.text.safe_text`): a run file anyone wrote cannot drive the
+terminal.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tsanalyze._units import format_time
+from tsanalyze.report.text import safe_text
 
 __all__ = ["INFO_VERSION", "info_document", "info_renderable", "render_info"]
 
@@ -84,16 +88,18 @@ def info_renderable(doc: dict[str, Any]) -> Group:
         host = r["host"]
         hz = r["clock_hz"]
         head = Text()
-        head.append(f"run {r['run']}", style="bold")
-        head.append(f"  ({r['file']})\n")
-        head.append(f"created {r['created_utc']}   clock {r['clock_source']}")
+        head.append(safe_text(f"run {r['run']}", style="bold"))
+        head.append(safe_text(f"  ({r['file']})"))
+        head.append("\n")
+        head.append(safe_text(f"created {r['created_utc']}   clock {r['clock_source']}"))
         if hz:
             head.append(f" @ {hz / 1e6:.6g} MHz")
         head.append(
             f"   overhead {format_time(r['overhead_ns'])}   precision {format_time(r['precision_ns'])}"
         )
         if host:
-            head.append("\nhost " + ", ".join(f"{k}={v}" for k, v in host.items()))
+            head.append("\n")
+            head.append(safe_text("host " + ", ".join(f"{k}={v}" for k, v in host.items())))
         parts.append(head)
         table = Table(show_edge=False)
         for col in ("benchmark", "samples", "evals", "time span", "min / eval", "median / eval"):
@@ -106,7 +112,7 @@ def info_renderable(doc: dict[str, Any]) -> Group:
             )
             span = "-" if b["time_span_s"] is None else f"{b['time_span_s']:.3g} s"
             table.add_row(
-                Text(b["benchmark"]), str(b["samples"]), ev, span,
+                safe_text(b["benchmark"]), str(b["samples"]), ev, span,
                 format_time(b["min_ns"]), format_time(b["median_ns"]),
             )  # fmt: skip
         parts.append(table)

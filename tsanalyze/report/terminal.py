@@ -1,8 +1,12 @@
 """Terminal rendering with rich: summary table, comparison table, findings worst first.
 
-Benchmark names, run labels and metadata are user data: they are always passed to rich
-as :class:`rich.text.Text` (never as markup strings), so ``[bold]`` or ``[/]`` in a name
-is shown as typed and cannot break or restyle the output.
+Benchmark names, run labels, messages and metadata are user data: they are always passed
+to rich as :class:`rich.text.Text` (never as markup strings) with control characters
+escaped (:func:`tsanalyze.report.text.safe_text`), so ``[bold]`` in a name is shown as
+typed and an escape sequence in one cannot drive the terminal.
+
+A benchmark measured in several runs of one side (JMH forks, pyperf worker processes)
+is one row of the summary, with its two-level estimate; its findings are said once.
 """
 
 from __future__ import annotations
@@ -14,7 +18,8 @@ from rich.text import Text
 from tsanalyze._result import Finding
 from tsanalyze.analysis.runset import ComparisonRow, RunAnalysis, TrialsRow
 from tsanalyze.analysis.series import SeriesAnalysis
-from tsanalyze.report.findings import report_findings, run_labels, series_findings
+from tsanalyze.report.findings import report_findings, run_labels, unit_findings
+from tsanalyze.report.text import safe_text
 from tsanalyze.report.units import (
     format_percent,
     format_pvalue,
@@ -23,7 +28,14 @@ from tsanalyze.report.units import (
     time_unit,
 )
 
-__all__ = ["estimate_pm", "estimate_text", "render_terminal", "terminal_renderable", "trials_pm"]
+__all__ = [
+    "estimate_pm",
+    "estimate_text",
+    "render_terminal",
+    "terminal_renderable",
+    "trials_note",
+    "trials_pm",
+]
 
 _SEVERITY_STYLE = {"serious": "bold red", "warning": "yellow", "info": "cyan"}
 _VERDICT_STYLE = {
@@ -55,6 +67,18 @@ def estimate_pm(s: SeriesAnalysis) -> str:
     return f"{format_time(s.estimate)} ± {format_percent(rel, 2)}"
 
 
+def _stable_cell(u: SeriesAnalysis | TrialsRow) -> Text | str:
+    if isinstance(u, TrialsRow):
+        if all(c == "raw" for c in u.classifications):
+            return Text("raw")
+        return Text(u.classifications[0]) if u.consistent else Text("mixed", style="yellow")
+    if u.stable:
+        # the segment the search kept, in red when the analysis found it not stationary
+        wanders = any(w.code == "no-subsession-size" for w in u.warnings)
+        return Text(format_percent(u.stable_share, 3), style="red" if wanders else "")
+    return Text("raw") if u.classification == "raw" else Text("none", style="red")
+
+
 def _summary_table(analysis: RunAnalysis, labels: dict[str, str]) -> Table:
     pct = f"{analysis.confidence_level * 100:g}%"
     table = Table(
@@ -63,26 +87,28 @@ def _summary_table(analysis: RunAnalysis, labels: dict[str, str]) -> Table:
         ),
         title_justify="left",
     )
+    units = analysis.units()
     multi_run = len(analysis.runs) > 1
     table.add_column("benchmark", overflow="fold", ratio=1)
     if multi_run:
-        table.add_column("run", no_wrap=True)
+        table.add_column("run", overflow="fold")
     table.add_column("n", justify="right", no_wrap=True)
     table.add_column("stable", justify="right", no_wrap=True)
     table.add_column(f"estimate ± {pct} CI", justify="right", no_wrap=True)
     table.add_column("subsession", justify="right", no_wrap=True)
     table.add_column("findings", no_wrap=True)
-    for s in analysis.series:
-        stable: Text | str = (
-            format_percent(s.stable_share, 3)
-            if s.stable
-            else (Text("raw") if s.classification == "raw" else Text("none", style="red"))
-        )
-        sub = "–" if s.subsession_size is None else str(s.subsession_size)
-        row: list[Text | str] = [Text(s.benchmark)]
-        if multi_run:
-            row.append(Text(labels.get(s.run, s.run)))
-        row += [f"{s.n:,}", stable, estimate_pm(s), sub, _finding_counts(series_findings(s))]
+    for u in units:
+        row: list[Text | str] = [safe_text(u.benchmark)]
+        if isinstance(u, TrialsRow):
+            if multi_run:
+                row.append(safe_text(f"{labels.get(u.side, u.side)} ({u.n_trials} runs)"))
+            row += [f"{u.n_samples:,}", _stable_cell(u), f"{trials_pm(u)} †", "–"]
+        else:
+            if multi_run:
+                row.append(safe_text(labels.get(u.run, u.run)))
+            sub = "–" if u.subsession_size is None else str(u.subsession_size)
+            row += [f"{u.n:,}", _stable_cell(u), estimate_pm(u), sub]
+        row.append(_finding_counts(unit_findings(u)))
         table.add_row(*row)
     return table
 
@@ -104,11 +130,14 @@ def _comparison_label(
 ) -> tuple[Text, Text]:
     if c.kind == "benchmark":
         if multi_run:
-            return Text(f"{c.benchmark} @ {labels.get(c.run, c.run)}"), Text(c.baseline_benchmark)
-        return Text(c.benchmark), Text(c.baseline_benchmark)
+            return (
+                safe_text(f"{c.benchmark} @ {labels.get(c.run, c.run)}"),
+                safe_text(c.baseline_benchmark),
+            )
+        return safe_text(c.benchmark), safe_text(c.baseline_benchmark)
     return (
-        Text(f"{c.benchmark} @ {labels.get(c.run, c.run)}"),
-        Text(labels.get(c.baseline_run, c.baseline_run)),
+        safe_text(f"{c.benchmark} @ {labels.get(c.run, c.run)}"),
+        safe_text(labels.get(c.baseline_run, c.baseline_run)),
     )
 
 
@@ -133,7 +162,7 @@ def _comparison_table(analysis: RunAnalysis, labels: dict[str, str]) -> Table:
             format_ratio(c.ratio),
             f"{c.ci_low:.3f}–{c.ci_high:.3f}",
             format_pvalue(c.pvalue_adjusted),
-            Text(c.test),
+            safe_text(c.test),
             Text(c.verdict, style=_VERDICT_STYLE.get(c.verdict, "")),
         )
     return table
@@ -146,21 +175,36 @@ def trials_pm(t: TrialsRow) -> str:
     return f"{format_time(t.estimate)} ± {format_percent(rel, 2)}"
 
 
-def _trials_table(analysis: RunAnalysis) -> Table:
+def trials_note(t: TrialsRow) -> str:
+    """The footnote of a summary with trials rows: what their estimate is."""
+    what = t.statistic.replace(f"the {t.n_trials} runs'", "the runs'") or "the per-run estimates"
+    return (
+        "† a benchmark measured in several runs of one side (trials): "
+        f"{what}, CI from a two-level bootstrap (run, then sample; Kalibera & Jones 2013)"
+    )
+
+
+def _trials_table(analysis: RunAnalysis, labels: dict[str, str]) -> Table:
     pct = f"{analysis.confidence_level * 100:g}%"
     table = Table(
-        title=Text("Trials (benchmarks measured in several runs; CI from a two-level bootstrap)"),
+        title=Text(
+            "Trials (a benchmark measured in several runs: CI from a two-level bootstrap, "
+            "run then sample)"
+        ),
         title_justify="left",
     )
     table.add_column("benchmark", overflow="fold", ratio=1)
+    table.add_column("run / file", overflow="fold")
     table.add_column("runs", justify="right", no_wrap=True)
     table.add_column(f"estimate ± {pct} CI", justify="right", no_wrap=True)
     table.add_column("between-run sd", justify="right", no_wrap=True)
     table.add_column("p (Cochran Q)", justify="right", no_wrap=True)
     table.add_column("steady state", no_wrap=True)
     for t in analysis.trials:
+        side = labels.get(t.side, t.side) if t.side else "(each run its own)"
         table.add_row(
-            Text(t.benchmark),
+            safe_text(t.benchmark),
+            safe_text(side),
             str(t.n_trials),
             trials_pm(t),
             format_percent(t.between_sd / t.estimate if t.estimate else float("nan"), 2),
@@ -180,12 +224,17 @@ def terminal_renderable(analysis: RunAnalysis, *, max_findings: int = 30) -> Gro
     n_runs = len(analysis.runs)
     head = Text("tsanalyze report: ", style="bold")
     head.append(f"{n_runs} run{'s' if n_runs != 1 else ''}, {len(analysis.series)} series")
+    if analysis.seed is not None:
+        head.append(f"; bootstrap seed {analysis.seed}")
     if analysis.raw:
         head.append(" (raw: whole series, no steady-state cut)")
     parts.append(head)
     parts.append(_summary_table(analysis, labels))
+    rows = [u for u in analysis.units() if isinstance(u, TrialsRow)]
+    if rows:
+        parts.append(Text(trials_note(rows[0]), style="dim"))
     if analysis.trials:
-        parts.append(_trials_table(analysis))
+        parts.append(_trials_table(analysis, labels))
     if analysis.comparisons:
         parts.append(_comparison_table(analysis, labels))
     findings = report_findings(analysis)
@@ -198,9 +247,9 @@ def terminal_renderable(analysis: RunAnalysis, *, max_findings: int = 30) -> Gro
             )
             who = rf.benchmark if not rf.run or n_runs == 1 else f"{rf.benchmark} @ {rf.run}"
             if who:
-                line.append(who, style="bold")
+                line.append(safe_text(who, style="bold"))
                 line.append(": ")
-            line.append(rf.finding.message)
+            line.append(safe_text(rf.finding.message))
             parts.append(line)
         if len(findings) > max_findings:
             parts.append(Text(f"  … and {len(findings) - max_findings} more (see --format json)"))

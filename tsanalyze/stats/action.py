@@ -43,7 +43,7 @@ def action_statistics(block_mean: float, block_sd: float, evals: int) -> ActionS
     Parameters
     ----------
     block_mean : float
-        Mean time of one sample (after subtracting the timer overhead, seed 004).
+        Mean time of one sample (after subtracting the timer overhead, Ou 2020).
     block_sd : float
         Standard deviation of the sample times (>= 0).
     evals : int
@@ -55,7 +55,7 @@ def action_statistics(block_mean: float, block_sd: float, evals: int) -> ActionS
 
     Notes
     -----
-    mu_A = mu_B / a and sigma_A = sigma_B / sqrt(a) (seed 003, Boyer). The mean scaling
+    mu_A = mu_B / a and sigma_A = sigma_B / sqrt(a) (Boyer 2008). The mean scaling
     is exact; the sd scaling holds only when the evaluations inside a sample are
     independent and identically distributed, which the result says in its
     ``sd-scaled-by-sqrt-evals`` note. Medians and quantiles do *not* scale this way and
@@ -63,8 +63,9 @@ def action_statistics(block_mean: float, block_sd: float, evals: int) -> ActionS
 
     References
     ----------
-    seed 003: Boyer, "Robust Java benchmarking" supplement (block vs action statistics).
-    seed 004: Ou, "Eliminating a source of measurement errors in benchmarks".
+    Boyer, B. (2008). Robust Java benchmarking, Part 2: Statistics and solutions. IBM
+    developerWorks; article supplement (block versus action statistics).
+    Ou, C. (2020). Eliminating a source of measurement errors in benchmarks.
     """
     a = check_positive_int(evals, "evals")
     if not math.isfinite(block_mean):

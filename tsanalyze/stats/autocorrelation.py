@@ -85,7 +85,9 @@ def lag1(x: ArrayLike) -> float:
 
     References
     ----------
-    seed 001: Li et al., Pilot (MASCOTS 2016), §III-D.
+    .. [1] Li, Y., Gupta, Y., Miller, E. L., & Long, D. D. E. (2016). Pilot: a framework
+       that understands how to do performance benchmarks the right way. MASCOTS 2016,
+       §III-D. https://doi.org/10.1109/MASCOTS.2016.31
     """
     a = np.asarray(x, dtype=np.float64)
     if a.ndim != 1:
@@ -165,7 +167,9 @@ def subsession_size(
 
     References
     ----------
-    seed 001: Li et al., Pilot (MASCOTS 2016), §III-D ("subsession analysis").
+    .. [1] Li, Y., Gupta, Y., Miller, E. L., & Long, D. D. E. (2016). Pilot: a framework
+       that understands how to do performance benchmarks the right way. MASCOTS 2016,
+       §III-D, "subsession analysis". https://doi.org/10.1109/MASCOTS.2016.31
     """
     if not (isinstance(threshold, (int, float)) and 0.0 <= float(threshold) < 1.0):
         raise ValueError(f"threshold: must be in [0, 1), got {threshold!r}")
@@ -264,7 +268,9 @@ def subsession_block_size(
 
     References
     ----------
-    seed 001: Li et al., Pilot (MASCOTS 2016), §III-D ("subsession analysis").
+    .. [1] Li, Y., Gupta, Y., Miller, E. L., & Long, D. D. E. (2016). Pilot: a framework
+       that understands how to do performance benchmarks the right way. MASCOTS 2016,
+       §III-D, "subsession analysis". https://doi.org/10.1109/MASCOTS.2016.31
     """
     a = as_series_array(x, "x", min_size=0)
     n = int(a.size)
@@ -511,7 +517,7 @@ def _autocorrelation_iv(
     ljungbox_lags: int | None,
     min_blocks: int,
 ) -> tuple[Float64Array, int, float, int, int]:
-    a = as_series_array(x, "x", min_size=4)
+    a = as_series_array(x, "x", min_size=4, positive=True)
     n = a.size
     if nlags is None:
         nlags = int(min(10 * math.log10(n), n // 2 - 1))
@@ -571,8 +577,11 @@ def autocorrelation(
 
     References
     ----------
-    seed 001: Li et al., Pilot (MASCOTS 2016), §III-D.
-    Ljung, G. M., Box, G. E. P. (1978), Biometrika 65(2), doi:10.1093/biomet/65.2.297.
+    .. [1] Li, Y., Gupta, Y., Miller, E. L., & Long, D. D. E. (2016). Pilot: a framework
+       that understands how to do performance benchmarks the right way. MASCOTS 2016,
+       §III-D. https://doi.org/10.1109/MASCOTS.2016.31
+    .. [2] Ljung, G. M., & Box, G. E. P. (1978). On a measure of lack of fit in time series
+       models. Biometrika 65(2), 297–303. https://doi.org/10.1093/biomet/65.2.297
     """
     a, nlags, threshold, lb_lags, min_blocks = _autocorrelation_iv(
         x, nlags, threshold, confidence_level, ljungbox_lags, min_blocks

@@ -24,6 +24,8 @@ from tsanalyze._validation import (
     check_positive_int,
     check_rng,
 )
+from tsanalyze.stats._numba import HAVE_NUMBA
+from tsanalyze.stats._rowstats import median, resampled, stationary_positions
 
 __all__ = [
     "BootstrapCI",
@@ -228,7 +230,12 @@ def _stationary_by_position(
 ) -> Int64Array:
     """Each position starts a new block with probability 1/bl, else continues the last."""
     itype = np.int32 if n < 2**31 - 1 and size < 2**31 - 1 else np.int64
-    new = gen.random((n_resamples, size), dtype=np.float32) < np.float32(1.0 / bl)
+    draws = gen.random((n_resamples, size), dtype=np.float32)
+    if HAVE_NUMBA:  # issue 24: one compiled pass over the same two draws, same indices
+        u = gen.integers(0, n, (n_resamples, size), dtype=itype)
+        return stationary_positions(draws, u, np.float32(1.0 / bl), n)  # type: ignore[return-value]
+    new = draws < np.float32(1.0 / bl)
+    del draws
     new[:, 0] = True
     t = np.arange(size, dtype=itype)
     last = np.where(new, t, itype(0))
@@ -317,12 +324,7 @@ class BootstrapCI(Result):
 
 def apply_statistic(x: Float64Array, idx: Int64Array, statistic: Statistic) -> Float64Array:
     """``statistic(x[idx], axis=-1)`` evaluated in row batches of bounded memory."""
-    rows, size = idx.shape
-    step = max(1, _BATCH_ELEMENTS // max(size, 1))
-    out = np.empty(rows)
-    for s in range(0, rows, step):
-        out[s : s + step] = np.asarray(statistic(x[idx[s : s + step]], axis=-1))
-    return out
+    return resampled(x, idx, statistic)  # issue 24: the median by ranks, same numbers
 
 
 def calibration_factor(resample_means: Float64Array, mean_variance: float) -> float:
@@ -371,11 +373,13 @@ def apply_with_mean(
     """Like :func:`apply_statistic`, also returning the resample means (one gather)."""
     rows, size = idx.shape
     step = max(1, _BATCH_ELEMENTS // max(size, 1))
-    out = np.empty(rows)
+    fast = statistic is median  # issue 24: the median by ranks, same numbers
+    out = resampled(x, idx, statistic) if fast else np.empty(rows)
     means = np.empty(rows)
     for s in range(0, rows, step):
         block = x[idx[s : s + step]]
-        out[s : s + step] = np.asarray(statistic(block, axis=-1))
+        if not fast:
+            out[s : s + step] = np.asarray(statistic(block, axis=-1))
         means[s : s + step] = block.mean(axis=-1)
     return out, means
 
@@ -504,7 +508,8 @@ def bootstrap_ci(
 
     References
     ----------
-    seed 003: Boyer, "Robust Java benchmarking" supplement (bootstrap vs Gaussian CIs).
+    Boyer, B. (2008). Robust Java benchmarking, Part 2; article supplement (bootstrap
+    versus Gaussian CIs).
     Efron, B., Tibshirani, R. (1993), An Introduction to the Bootstrap, Chapman & Hall.
     Politis, D. N., Romano, J. P. (1994), JASA 89(428), doi:10.1080/01621459.1994.10476870.
     Bickel, P. J., Götze, F., van Zwet, W. R. (1997), "Resampling fewer than n

@@ -415,10 +415,13 @@ def assess_dependence(
         # variance-time curve is consistent with, unless a short-memory curve fits it
         # better (judged from 8 block lengths on) or lag 1 is not even positive at the
         # one-sided 5% level
-        srd_better = (
-            vt.block_sizes.size >= MIN_CURVE_POINTS
-            and vt.short_memory_rss < vt.long_memory_rss
-        )
+        # ... and, on shorter curves where the fits cannot be told apart, unless the
+        # curve has stopped rising: long memory makes b * var_b grow at every b up to
+        # n / 8, short memory levels it off (and noise then puts its top anywhere)
+        if vt.block_sizes.size >= MIN_CURVE_POINTS:
+            srd_better = vt.short_memory_rss < vt.long_memory_rss
+        else:
+            srd_better = bool(vt.ratios.size) and vt.ratios[-1] < float(np.max(vt.ratios))
         positive = r1 > LAG1_Z / math.sqrt(n)
         if vt.hurst > PLAUSIBLE_HURST and positive and not srd_better:
             lrd = plausible = True

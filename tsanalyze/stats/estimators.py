@@ -40,6 +40,7 @@ from tsanalyze._validation import (
     check_rng,
 )
 from tsanalyze.errors import NotEnoughData
+from tsanalyze.stats._rowstats import median as _rowstats_median
 from tsanalyze.stats.action import ActionStatistics, action_statistics
 from tsanalyze.stats.autocorrelation import (
     acf_fft,
@@ -98,8 +99,8 @@ def _min(a: Any, axis: int = -1) -> Any:
     return np.min(a, axis=axis)
 
 
-def _median(a: Any, axis: int = -1) -> Any:
-    return np.median(a, axis=axis)
+# np.median; the bootstrap recognises it and resamples it by ranks (issue 24)
+_median = _rowstats_median
 
 
 def _mean(a: Any, axis: int = -1) -> Any:
@@ -246,7 +247,7 @@ def _estimate_iv(
     threshold: float,
     n_resamples: int | None,
 ) -> tuple[Float64Array, float]:
-    a = as_series_array(x, "x", min_size=1)
+    a = as_series_array(x, "x", min_size=1, positive=True)
     if estimator not in ESTIMATORS:
         raise ValueError(f"estimator: must be one of {sorted(ESTIMATORS)}, got {estimator!r}")
     cl = check_confidence_level(confidence_level)
@@ -379,7 +380,7 @@ def estimate(
     bootstrap draws resamples of 20,000 (blocks) and rescales the deviations by
     sqrt(20000 / n) (m-out-of-n bootstrap), which keeps 10^6 samples to about a second.
 
-    *Minimum* (seed 000): the minimum estimates the floor of the run time (the time when
+    *Minimum* (Chen, Revels & Edelman 2016): the minimum estimates the floor of the run time (the time when
     nothing delays the code), not a location. Its interval bounds the floor from below
     by extreme-value inference on the fastest samples
     (:func:`tsanalyze.stats.floor.floor_interval`): ``[lower bound, sample minimum]``,
@@ -402,9 +403,12 @@ def estimate(
 
     References
     ----------
-    seed 000: Chen, Revels, Edelman, "Robust benchmarking in noisy environments" (HPEC 2016).
-    seed 001: Li et al., Pilot (MASCOTS 2016), §III-D.
-    seed 003: Boyer, "Robust Java benchmarking" supplement (bootstrap vs Gaussian CIs).
+    Chen, J., Revels, J., Edelman, A. (2016). Robust benchmarking in noisy environments.
+    HPEC 2016, arXiv:1608.04295.
+    Li, Y., Gupta, Y., Miller, E. L., Long, D. D. E. (2016). Pilot. MASCOTS 2016, §III-D,
+    doi:10.1109/MASCOTS.2016.31.
+    Boyer, B. (2008). Robust Java benchmarking, Part 2; article supplement (bootstrap
+    versus Gaussian CIs).
     Politis, D. N., White, H. (2004), Econometric Reviews 23(1).
     Geyer, C. J. (1992), Statistical Science 7(4).
 
@@ -609,5 +613,3 @@ def _indicator_dependence(ind: Any) -> tuple[float, float]:
     ks = np.arange(1, h + 1)
     q = float(n * (n + 2) * np.sum(rho[1 : h + 1] ** 2 / (n - ks)))
     return geyer_tau(rho, n), float(chdtrc(h, q))
-
-

@@ -161,8 +161,11 @@ def tukey_fences(x: ArrayLike, *, mild: float = 1.5, severe: float = 3.0) -> Tuk
 
     References
     ----------
-    seed 002: zenbench methodology (Tukey-fence filtering). J. W. Tukey, *Exploratory
-    Data Analysis* (1977). criterion.rs ``stats::univariate::outliers::tukey``.
+    .. [1] zenbench documentation, "Methodology" (Tukey-fence filtering).
+       https://github.com/imazen/zenbench
+    .. [2] Tukey, J. W. (1977). Exploratory Data Analysis. Addison-Wesley.
+    .. [3] criterion.rs, ``stats::univariate::outliers::tukey``
+       (github.com/bheisler/criterion.rs).
 
     Examples
     --------
@@ -260,8 +263,9 @@ def tukey_filter(x: ArrayLike, *, mild: float = 1.5) -> TukeyFilter:
 
     References
     ----------
-    seed 002: zenbench methodology, step 1 ("IQR outlier removal").
-    J. W. Tukey, *Exploratory Data Analysis* (1977).
+    .. [1] zenbench documentation, "Methodology" (step 1, "IQR outlier removal").
+       https://github.com/imazen/zenbench
+    .. [2] Tukey, J. W. (1977). Exploratory Data Analysis. Addison-Wesley.
     """
     if not (isinstance(mild, (int, float)) and mild > 0 and math.isfinite(mild)):
         raise InvalidArgumentError(f"mild: must be a positive number, got {mild!r}")
@@ -274,7 +278,7 @@ def tukey_filter(x: ArrayLike, *, mild: float = 1.5) -> TukeyFilter:
 # ------------------------------------------------------------------ σ-blowup (Boyer)
 @dataclasses.dataclass(frozen=True, slots=True)
 class OutlierVariance(Result):
-    """Boyer's standard-deviation-blowup model (seed 003), with criterion's classes.
+    """Boyer's (2008) standard-deviation-blowup model, with criterion's classes.
 
     Attributes
     ----------
@@ -297,6 +301,13 @@ class OutlierVariance(Result):
     warnings : tuple of Finding
         ``"sd-blowup"`` when the effect is moderate or severe; ``"not-applicable"`` with
         the reason otherwise when the model cannot be applied.
+
+    References
+    ----------
+    .. [1] Boyer, B. (2008). Robust Java benchmarking: article supplement (section "Standard
+       deviation outlier model"). http://www.ellipticgroup.com/misc/article_supplement.pdf
+    .. [2] criterion (Haskell), ``Criterion.Analysis.outlierVariance``
+       (github.com/haskell/criterion).
     """
 
     fraction: float
@@ -397,9 +408,11 @@ def outlier_variance(mean: float, sd: float, evals: int, t_min: float = 0.0) -> 
 
     References
     ----------
-    seed 003: Boyer, "Robust Java benchmarking", supplement, section "Standard deviation
-    outlier model" (worked example: a = 67108864, f = 99.60022873987793%). Haskell
-    criterion ``Criterion.Analysis.outlierVariance``.
+    .. [1] Boyer, B. (2008). Robust Java benchmarking: article supplement (section "Standard
+       deviation outlier model"; worked example: a = 67108864, f = 99.60022873987793%).
+       http://www.ellipticgroup.com/misc/article_supplement.pdf
+    .. [2] criterion (Haskell), ``Criterion.Analysis.outlierVariance``
+       (github.com/haskell/criterion).
 
     Examples
     --------
@@ -414,7 +427,6 @@ def outlier_variance(mean: float, sd: float, evals: int, t_min: float = 0.0) -> 
     mu_g_min = (t_min + mu_a) / 2.0
     sigma_g = min(mu_g_min / 4.0, sd_a)
     sb2 = s * s
-    sg2 = sigma_g * sigma_g
 
     def result(
         fraction: float, effect: OutlierEffect, c1: int | None, c2: int | None,
@@ -440,15 +452,29 @@ def outlier_variance(mean: float, sd: float, evals: int, t_min: float = 0.0) -> 
         )
     if a < 2:
         return not_applicable("one evaluation per sample: per-evaluation sd is the sample sd")
-    if sb2 == 0.0:  # also catches an sd whose square underflows
+    if s == 0.0:
         return not_applicable("sd is 0: nothing to explain")
 
+    # in units of sd (so sd**2 = 1): the squares of a tiny sd are subnormal and lose the
+    # digits the differences below need (fraction -1/3 for sd = 3.5e-161)
+    rho = (sigma_g / s) ** 2  # sigma_G^2 / sd^2, at most 1/a
+
     def c_max_at(x: float) -> int:
-        d = (mu_a - x) ** 2
-        k0 = -float(a) * float(a) * d
-        k1 = sb2 - a * sg2 + a * d
-        det = k1 * k1 - 4.0 * sg2 * k0
-        return math.floor(-2.0 * k0 / (k1 + math.sqrt(det)))
+        with np.errstate(over="ignore"):
+            dd = float(np.float64((mu_a - x) / s) ** 2)  # d / sd^2; inf when sd is tiny
+        if dd == 0.0:
+            return 0
+        # c = -2 k0 / (k1 + sqrt(k1^2 - 4 sg2 k0)) = a - delta, numerator and denominator
+        # divided by d and delta = a (den - 2a) / den written without the cancellation, so
+        # that floor(c) = a - ceil(delta) stays a - 1 when delta is below a's last digit
+        # (c reached a, and the fraction 0, for sd / mean below ~1e-8)
+        inv = 1.0 / dd
+        q = 1.0 - a * rho  # >= 0 up to rounding
+        k1 = q * inv + a
+        root = math.sqrt(k1 * k1 + 4.0 * rho * a * a * inv)
+        excess = inv * (q + (q * (k1 + a) + 4.0 * rho * a * a) / (root + a))  # den - 2a
+        delta = a * excess / (k1 + root)  # > 0 for every finite d (0 only if d overflowed)
+        return a - max(1, math.ceil(delta))
 
     c1 = c_max_at(t_min)
     c2 = c_max_at(mu_g_min)
@@ -456,12 +482,13 @@ def outlier_variance(mean: float, sd: float, evals: int, t_min: float = 0.0) -> 
     if c_max < 1:
         return not_applicable(f"no outlier count fits the model (c_max = {c_max})", c1, c2)
 
-    def v_out(c: int) -> float:
+    def v_out(c: int) -> float:  # v(c) / sd^2
         ac = a - c
-        return (ac / a) * (sb2 - ac * sg2)
+        return (ac / a) * (1.0 - ac * rho)
 
-    var_min = min(v_out(1), v_out(c_max))
-    fraction = var_min / sb2
+    # in [0, 1] in exact arithmetic (rho <= 1/a, 1 <= c <= a); clipped for rounding
+    fraction = min(max(min(v_out(1), v_out(c_max)), 0.0), 1.0)
+    var_min = fraction * sb2
     effect = classify_outlier_fraction(fraction)
     warnings: tuple[Finding, ...] = ()
     if effect in ("moderate", "severe"):

@@ -2,9 +2,14 @@
 
 Arrays of per-round differences ``d = b - a`` in, frozen results out: the Wilcoxon
 signed-rank test, the paired t test and the Spearman drift of the difference against the
-round index (seed 002). The Tukey filter of the differences that precedes them is
-:func:`tsanalyze.stats.outliers.tukey_filter`; the joint bootstrap CI of the ratio is
-:func:`tsanalyze.stats.ratio.bootstrap_ratio_ci` with ``paired=True``.
+round index (zenbench methodology [1]_). The Tukey filter of the differences that precedes
+them is :func:`tsanalyze.stats.outliers.tukey_filter`; the joint bootstrap CI of the ratio
+is :func:`tsanalyze.stats.ratio.bootstrap_ratio_ci` with ``paired=True``.
+
+References
+----------
+.. [1] zenbench documentation, "Methodology" (interleaved rounds, steps 5–6 of the
+   statistical pipeline). https://github.com/imazen/zenbench
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ __all__ = ["Drift", "paired_t", "spearman_drift", "wilcoxon_signed_rank"]
 
 @dataclass(frozen=True, slots=True)
 class Drift(Result):
-    """Spearman rank correlation of a series against its index (seed 002 drift check).
+    """Spearman rank correlation of a series against its index (zenbench's drift check).
 
     Attributes
     ----------
@@ -34,6 +39,11 @@ class Drift(Result):
     pvalue : float
         Two-sided p-value of r = 0 (NaN for a constant series).
     n : int
+
+    References
+    ----------
+    .. [1] zenbench documentation, "Methodology" (step 6, "Spearman drift").
+       https://github.com/imazen/zenbench
     """
 
     statistic: float
@@ -53,7 +63,10 @@ def wilcoxon_signed_rank(d: ArrayLike) -> HypothesisTest:
 
     References
     ----------
-    seed 002: zenbench methodology, step 5. Wilcoxon (1945), Biometrics Bull. 1(6):80–83.
+    .. [1] zenbench documentation, "Methodology" (step 5).
+       https://github.com/imazen/zenbench
+    .. [2] Wilcoxon, F. (1945). Individual comparisons by ranking methods. Biometrics
+       Bulletin 1(6), 80–83. https://doi.org/10.2307/3001968
     """
     x = as_series_array(d, "d", min_size=1)
     nz = x[x != 0]
@@ -74,11 +87,15 @@ def paired_t(d: ArrayLike, *, confidence_level: float = 0.95) -> HypothesisTest:
     -----
     scipy.stats.ttest_1samp; ``diff_ci_low``/``diff_ci_high`` are the t CI of the mean
     difference. Callers pass block means of the differences when they are
-    autocorrelated (seed 001 §III-D).
+    autocorrelated (Li et al. 2016, §III-D) [2]_.
 
     References
     ----------
-    Student (1908), Biometrika 6(1):1–25.
+    .. [1] Student (1908). The probable error of a mean. Biometrika 6(1), 1–25.
+       https://doi.org/10.1093/biomet/6.1.1
+    .. [2] Li, Y., Gupta, Y., Miller, E. L., & Long, D. D. E. (2016). Pilot: a framework
+       that understands how to do performance benchmarks the right way. MASCOTS 2016,
+       §III-D. https://doi.org/10.1109/MASCOTS.2016.31
     """
     x = as_series_array(d, "d", min_size=1)
     confidence_level = check_confidence_level(confidence_level)
@@ -105,7 +122,8 @@ def spearman_drift(d: ArrayLike) -> Drift:
 
     References
     ----------
-    seed 002: zenbench methodology, step 6 ("Spearman drift").
+    .. [1] zenbench documentation, "Methodology" (step 6, "Spearman drift").
+       https://github.com/imazen/zenbench
     """
     x = as_series_array(d, "d", min_size=1)
     if x.size < 3 or np.ptp(x) == 0:

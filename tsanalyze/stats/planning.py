@@ -1,10 +1,16 @@
 """How many more samples (and how much time) a benchmark needs.
 
 Pilot stops a benchmark when the confidence interval is narrow enough rather than after
-a fixed count (seed 001, §III-E). From a pilot series we estimate how wide the interval
-is now and how it shrinks (as 1/sqrt(n), in units of independent subsessions), and from
-that the samples and wall time still needed for a target relative half-width, and the
-samples needed per side to detect a given relative difference.
+a fixed count (Li et al. 2016, §III-E) [1]_. From a pilot series we estimate how wide the
+interval is now and how it shrinks (as 1/sqrt(n), in units of independent subsessions),
+and from that the samples and wall time still needed for a target relative half-width, and
+the samples needed per side to detect a given relative difference.
+
+References
+----------
+.. [1] Li, Y., Gupta, Y., Miller, E. L., & Long, D. D. E. (2016). Pilot: a framework that
+   understands how to do performance benchmarks the right way. MASCOTS 2016, §III-E.
+   https://doi.org/10.1109/MASCOTS.2016.31
 """
 
 from __future__ import annotations
@@ -133,7 +139,9 @@ def plan_samples(
 
     References
     ----------
-    seed 001: Li et al., Pilot (MASCOTS 2016), §III-E (CI-width-driven session length).
+    .. [1] Li, Y., Gupta, Y., Miller, E. L., & Long, D. D. E. (2016). Pilot: a framework
+       that understands how to do performance benchmarks the right way. MASCOTS 2016,
+       §III-E, CI-width-driven session length. https://doi.org/10.1109/MASCOTS.2016.31
     """
     a = as_series_array(x, "x", min_size=1)
     cl = check_confidence_level(confidence_level)

@@ -201,8 +201,10 @@ def quantile_ci(
 
     References
     ----------
-    benchstat (golang.org/x/perf/benchmath, ``AssumeNothing.Summary``).
-    seed 001: Li et al., Pilot (MASCOTS 2016), §III-D (dependence, subsessions).
+    .. [1] benchstat (golang.org/x/perf/benchmath, ``AssumeNothing.Summary``).
+    .. [2] Li, Y., Gupta, Y., Miller, E. L., & Long, D. D. E. (2016). Pilot: a framework
+       that understands how to do performance benchmarks the right way. MASCOTS 2016, §III-D
+       (dependence, subsessions). https://doi.org/10.1109/MASCOTS.2016.31
     """
     a = as_series_array(x, "x", min_size=1)
     if not 0.0 <= q <= 1.0:

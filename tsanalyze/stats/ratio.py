@@ -130,9 +130,13 @@ def bootstrap_ratio_ci(
 
     References
     ----------
-    seed 002: zenbench methodology, step 2 (bootstrap CI of the paired difference).
-    Efron & Tibshirani (1993), An Introduction to the Bootstrap, ch. 13.
-    Politis & White (2004), Econometric Reviews 23(1):53–70.
+    .. [1] zenbench documentation, "Methodology" (step 2, bootstrap CI of the paired
+       difference). https://github.com/imazen/zenbench
+    .. [2] Efron, B., & Tibshirani, R. J. (1993). An Introduction to the Bootstrap, ch. 13.
+       Chapman & Hall.
+    .. [3] Politis, D. N., & White, H. (2004). Automatic block-length selection for the
+       dependent bootstrap. Econometric Reviews 23(1), 53–70.
+       https://doi.org/10.1081/ETC-120028836
     """
     x = as_series_array(a, "a", min_size=1, positive=True)
     y = as_series_array(b, "b", min_size=1, positive=True)

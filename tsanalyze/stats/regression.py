@@ -202,7 +202,9 @@ def wps_fit(
 
     References
     ----------
-    seed 001: Li et al., Pilot (MASCOTS 2016), §III-A.b (Eq. 4) and §III-D.
+    .. [1] Li, Y., Gupta, Y., Miller, E. L., & Long, D. D. E. (2016). Pilot: a framework
+       that understands how to do performance benchmarks the right way. MASCOTS 2016,
+       §III-A.b (Eq. 4) and §III-D. https://doi.org/10.1109/MASCOTS.2016.31
     """
     cl = check_confidence_level(confidence_level)
     ta, wa = _fit_iv(t, work, "work")
@@ -237,9 +239,12 @@ def evals_fit(
 
     References
     ----------
-    seed 001: Li et al., Pilot (MASCOTS 2016), §III-A.b.
-    seed 004: Ou, "Eliminating a source of measurement errors in benchmarks" (the
-    intercept holds the clock-read overhead).
+    .. [1] Li, Y., Gupta, Y., Miller, E. L., & Long, D. D. E. (2016). Pilot: a framework
+       that understands how to do performance benchmarks the right way. MASCOTS 2016,
+       §III-A.b. https://doi.org/10.1109/MASCOTS.2016.31
+    .. [2] Ou, C. (2020). Eliminating a source of measurement errors in benchmarks (the
+       intercept holds the clock-read overhead).
+       https://changkun.de/blog/posts/eliminating-a-source-of-measurement-errors-in-benchmarks
     """
     cl = check_confidence_level(confidence_level)
     ta, ea = _fit_iv(t, evals, "evals")

@@ -113,13 +113,18 @@ def welch_from_summary(
     ``t = (m1 − m2)/√(s1²/n1 + s2²/n2)``, ``ν`` by Welch–Satterthwaite; computed by
     ``scipy.stats.ttest_ind_from_stats(equal_var=False)``. Assumes independent, roughly
     normal sample means; benchmark samples are often autocorrelated, which makes the
-    p-value too small (Pilot uses subsession means for that reason). Both sds 0 with
+    p-value too small (Pilot uses subsession means for that reason [1]_). Both sds 0 with
     different means gives ``p = 0``; with equal means, ``p = 1``.
 
     References
     ----------
-    seed 001: Li et al., Pilot (MASCOTS 2016), comparison by CI overlap then Welch's
-    t-test. B. L. Welch, Biometrika 34 (1947).
+    .. [1] Li, Y., Gupta, Y., Miller, E. L., & Long, D. D. E. (2016). Pilot: a framework
+       that understands how to do performance benchmarks the right way. MASCOTS 2016,
+       §III-F, comparison by CI overlap then Welch's t-test.
+       https://doi.org/10.1109/MASCOTS.2016.31
+    .. [2] Welch, B. L. (1947). The generalization of 'Student's' problem when several
+       different population variances are involved. Biometrika 34(1–2), 28–35.
+       https://doi.org/10.1093/biomet/34.1-2.28
     """
     m1 = _num(mean1, "mean1")
     m2 = _num(mean2, "mean2")
@@ -267,8 +272,12 @@ def minimum_detectable_effect(
 
     References
     ----------
-    seed 001: Li et al., Pilot (MASCOTS 2016), sample sizes needed for a given
-    precision. J. Cohen, *Statistical Power Analysis* (1988).
+    .. [1] Li, Y., Gupta, Y., Miller, E. L., & Long, D. D. E. (2016). Pilot: a framework
+       that understands how to do performance benchmarks the right way. MASCOTS 2016,
+       §III-E, sample sizes needed for a given precision.
+       https://doi.org/10.1109/MASCOTS.2016.31
+    .. [2] Cohen, J. (1988). Statistical Power Analysis for the Behavioral Sciences (2nd
+       ed.). Lawrence Erlbaum.
     """
     s = _num(sd, "sd", low=0.0, strict=True)
     k = _count(n, "n", 2)
@@ -362,7 +371,10 @@ def ci_consistency(
 
     References
     ----------
-    seed 001: Li et al., Pilot (MASCOTS 2016): a result must come with its CI and n.
+    .. [1] Li, Y., Gupta, Y., Miller, E. L., & Long, D. D. E. (2016). Pilot: a framework
+       that understands how to do performance benchmarks the right way. MASCOTS 2016, §I: a
+       published number needs its CI and at least 20 samples.
+       https://doi.org/10.1109/MASCOTS.2016.31
     """
     loc = _num(location, "location")
     s = _num(sd, "sd", low=0.0)
@@ -418,5 +430,12 @@ def ci_consistency(
 
 
 def ci_overlap(ci_low1: float, ci_high1: float, ci_low2: float, ci_high2: float) -> bool:
-    """Whether two closed intervals overlap (Pilot's first comparison step, seed 001)."""
+    """Whether two closed intervals overlap (Pilot's first comparison step).
+
+    References
+    ----------
+    .. [1] Li, Y., Gupta, Y., Miller, E. L., & Long, D. D. E. (2016). Pilot: a framework
+       that understands how to do performance benchmarks the right way. MASCOTS 2016,
+       §III-F. https://doi.org/10.1109/MASCOTS.2016.31
+    """
     return max(ci_low1, ci_low2) <= min(ci_high1, ci_high2)

@@ -141,15 +141,19 @@ def quantisation(
 
     Notes
     -----
-    Boyer's case: when the clock's quantum is comparable to the spread, times follow a
+    Boyer's case [1]_: when the clock's quantum is comparable to the spread, times follow a
     near-binary distribution (half at ``kΔ``, half at ``(k+1)Δ``), and Gaussian CIs are
     too wide while the bootstrap reproduces the two values. A single distinct value
     (constant series) is reported as quantised with no tick.
 
     References
     ----------
-    seed 003: Boyer, "Robust Java benchmarking" supplement (bootstrap vs Gaussian CIs when
-    discrete time errors dominate). seed 000: Chen & Revels (timer precision).
+    .. [1] Boyer, B. (2008). Robust Java benchmarking: article supplement (bootstrap vs
+       Gaussian CIs when discrete time errors dominate).
+       http://www.ellipticgroup.com/misc/article_supplement.pdf
+    .. [2] Chen, J., Revels, J., & Edelman, A. (2016). Robust benchmarking in noisy
+       environments. IEEE High Performance Extreme Computing Conference (HPEC 2016), §II,
+       timer precision τ_prec. arXiv:1608.04295.
 
     Examples
     --------
@@ -221,7 +225,7 @@ class TimerCheck(Result):
         Median raw sample time.
     overhead_share : float or None
         ``overhead_ns / median_sample_ns``: the clock-read pair's share of a typical
-        sample (seed 004's systematic error before correction).
+        sample: the systematic error before correction (Ou 2020) [1]_.
     max_overhead_share : float or None
         The same for the shortest sample.
     n_overhead : int
@@ -237,6 +241,11 @@ class TimerCheck(Result):
     warnings : tuple of Finding
         ``"overhead-share"``, ``"near-precision"``, ``"near-accuracy"``,
         ``"timer-dominated"`` plus the quantisation warnings.
+
+    References
+    ----------
+    .. [1] Ou, C. (2020). Eliminating a source of measurement errors in benchmarks.
+       https://changkun.de/blog/posts/eliminating-a-source-of-measurement-errors-in-benchmarks
     """
 
     n: int
@@ -322,19 +331,23 @@ def timer_check(
 
     Notes
     -----
-    Per sample of raw time ``T``: overhead share ``o / T`` above 1% (seed 004: the
+    Per sample of raw time ``T``: overhead share ``o / T`` above 1% (Ou 2020 [1]_: the
     measured time is ``T·N + t``, the systematic error ``t/N`` per evaluation);
     ``T < 1000 τ_prec`` (DESIGN.md: the clock's resolution is more than 0.1% of the
-    time); accuracy share ``τ_acc / T`` above 1% (seed 000: the error ε is bounded by
-    ``τ_acc``, amortised only as the sample grows); timer-dominated when
+    time); accuracy share ``τ_acc / T`` above 1% (Chen et al. 2016 [2]_: the error ε is
+    bounded by ``τ_acc``, amortised only as the sample grows); timer-dominated when
     ``(o + τ_acc) / T >= 0.5``. A zero time counts in every class. Warnings are
     "serious" when timer-dominated samples exceed 10% of the series, else "warning".
 
     References
     ----------
-    seed 004: Ou, "Eliminating a source of measurement errors in benchmarks" (2020).
-    seed 000: Chen & Revels, "Robust benchmarking in noisy environments" (HPEC 2016),
-    τ_acc and τ_prec. seed 003: Boyer (timer quantisation).
+    .. [1] Ou, C. (2020). Eliminating a source of measurement errors in benchmarks.
+       https://changkun.de/blog/posts/eliminating-a-source-of-measurement-errors-in-benchmarks
+    .. [2] Chen, J., Revels, J., & Edelman, A. (2016). Robust benchmarking in noisy
+       environments. IEEE High Performance Extreme Computing Conference (HPEC 2016), §II,
+       timer accuracy τ_acc and precision τ_prec. arXiv:1608.04295.
+    .. [3] Boyer, B. (2008). Robust Java benchmarking: article supplement (timer
+       quantisation). http://www.ellipticgroup.com/misc/article_supplement.pdf
 
     Examples
     --------

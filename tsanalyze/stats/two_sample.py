@@ -1,6 +1,6 @@
 """Two-sample tests and effect sizes: is the candidate ``b`` different from the baseline ``a``?
 
-Arrays in, frozen results out. Welch's t on subsession means (seed 001 §III-F), the
+Arrays in, frozen results out. Welch's t on subsession means (Li et al. 2016, §III-F) [1]_, the
 Mann–Whitney U test with benchstat-compatible p-values (exact distribution conditional
 on ties), the Hodges–Lehmann shift and Cohen's d. The tests on paired differences are in
 :mod:`tsanalyze.stats.paired`, the bootstrap CI of a ratio in :mod:`tsanalyze.stats.ratio`
@@ -8,6 +8,12 @@ and the CI-overlap check in :mod:`tsanalyze.stats.summary_tests`.
 
 Sign convention everywhere: ``a`` is the baseline, ``b`` the candidate; differences
 are ``b - a`` and ratios ``b / a``, so a ratio below 1 means ``b`` is faster.
+
+References
+----------
+.. [1] Li, Y., Gupta, Y., Miller, E. L., & Long, D. D. E. (2016). Pilot: a framework that
+   understands how to do performance benchmarks the right way. MASCOTS 2016, §III-F.
+   https://doi.org/10.1109/MASCOTS.2016.31
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ import numpy as np
 from scipy import special, stats
 
 from tsanalyze._result import Finding, Result
-from tsanalyze._typing import ArrayLike, Float64Array
+from tsanalyze._typing import ArrayLike, Float64Array, Int64Array
 from tsanalyze._validation import as_series_array, check_confidence_level, check_positive_int
 from tsanalyze.stats.autocorrelation import (
     block_means,
@@ -104,7 +110,7 @@ def welch_subsession(
     confidence_level: float = 0.95,
     inflate: bool = False,
 ) -> HypothesisTest:
-    """Welch's unequal-variance t test on subsession means (seed 001 §III-F).
+    """Welch's unequal-variance t test on subsession means (Li et al. 2016, §III-F).
 
     Parameters
     ----------
@@ -145,7 +151,9 @@ def welch_subsession(
 
     References
     ----------
-    seed 001: Li et al., "Pilot" (MASCOTS 2016), §III-D and §III-F, Eqs. 7–8.
+    .. [1] Li, Y., Gupta, Y., Miller, E. L., & Long, D. D. E. (2016). Pilot: a framework
+       that understands how to do performance benchmarks the right way. MASCOTS 2016, §III-D
+       and §III-F, Eqs. 7–8. https://doi.org/10.1109/MASCOTS.2016.31
     """
     x, y = _two_sample_iv(a, b, 1)
     confidence_level = check_confidence_level(confidence_level)
@@ -255,7 +263,7 @@ def mann_whitney(
     -----
     The exact p-value is 2 min(P(U_a <= u_a), P(U_a >= u_a)), capped at 1, from the
     permutation distribution of the midrank sum computed by a dynamic programme over
-    tie groups (Klotz 1966). benchstat doubles P(U_a <= min(u_a, u_b)) instead; the two
+    tie groups (Klotz 1966) [2]_. benchstat doubles P(U_a <= min(u_a, u_b)) instead; the two
     agree without ties and on all 36 crc rows of its golden output, but with ties the
     midrank distribution is not symmetric and benchstat's form can give p = 0 (e.g.
     a = [1], b = [0, 0]), which this one does not. Without ties it equals scipy's exact
@@ -264,8 +272,12 @@ def mann_whitney(
 
     References
     ----------
-    Mann & Whitney (1947), Ann. Math. Stat. 18(1):50–60. Klotz (1966), JASA 61:772–787.
-    golang.org/x/perf/benchmath and github.com/aclements/go-moremath stats.MannWhitneyUTest.
+    .. [1] Mann, H. B., & Whitney, D. R. (1947). On a test of whether one of two random
+       variables is stochastically larger than the other. Annals of Mathematical Statistics
+       18(1), 50–60. https://doi.org/10.1214/aoms/1177730491
+    .. [2] Klotz, J. (1966). The Wilcoxon, ties, and the computer. JASA 61, 772–787.
+    .. [3] benchstat: golang.org/x/perf/benchmath and github.com/aclements/go-moremath
+       ``stats.MannWhitneyUTest``.
     """
     x, y = _two_sample_iv(a, b, 1)
     if method not in ("auto", "exact", "asymptotic"):
@@ -293,6 +305,81 @@ def mann_whitney(
     return HypothesisTest("mann-whitney", u1, p, n1, n2, None, used)
 
 
+#: below this many pairs the differences are formed and partitioned outright
+_HL_DIRECT_PAIRS = 50_000
+
+
+def _first_at_most(ys: Float64Array, xs: Float64Array, t: float, strict: bool) -> Int64Array:
+    """Per row j, the first column i with ``ys[j] - xs[i] <= t`` (``< t`` when strict).
+
+    The differences are computed exactly as ``np.subtract.outer`` computes them; a row
+    falls as i grows (``xs`` ascending; rounding is monotone), so the columns that pass
+    are a suffix, found for all rows at once by bisection.
+    """
+    p = xs.size
+    lo = np.zeros(ys.size, dtype=np.int64)
+    hi = np.full(ys.size, p, dtype=np.int64)
+    while True:
+        open_ = lo < hi
+        if not open_.any():
+            return lo
+        mid = (lo + hi) // 2
+        d = ys - xs[np.minimum(mid, p - 1)]
+        ok = (d < t) if strict else (d <= t)
+        ok &= open_
+        hi = np.where(ok, mid, hi)
+        lo = np.where(open_ & ~ok, mid + 1, lo)
+
+
+def median_of_differences(x: Float64Array, y: Float64Array) -> float:
+    """``np.median(np.subtract.outer(y, x))``, exactly, without forming every pair.
+
+    Notes
+    -----
+    Sorted, the differences ``y_j - x_i`` form a matrix that rises along j and falls
+    along i. The middle order statistics are bracketed with a grid of pairs (every s-th
+    row and column), the pairs below the bracket counted by bisection in each row, and
+    only the pairs inside it formed and partitioned: O((n_x + n_y) log n) plus the
+    bracket, instead of n_x n_y. When the bracket misses (it cannot on a proper grid, but
+    the check is cheap) every pair is formed, as before. The same two middle values are
+    averaged the same way as ``np.median``, so the result is identical (tests check it).
+    """
+    if x.size * y.size <= _HL_DIRECT_PAIRS:
+        return float(np.median(np.subtract.outer(y, x)))
+    found = _bracketed_median(np.sort(x), np.sort(y))
+    return float(np.median(np.subtract.outer(y, x))) if found is None else found
+
+
+def _bracketed_median(xs: Float64Array, ys: Float64Array) -> float | None:
+    """The median of ``ys[j] - xs[i]`` from the pairs inside a bracket (None: missed)."""
+    p, q = xs.size, ys.size
+    total = p * q
+    k2 = total // 2
+    k1 = k2 - 1 if total % 2 == 0 else k2
+    # a grid of about 10^4 pairs estimates where the middle lies
+    sx, sy = max(1, p // 100), max(1, q // 100)
+    grid = np.sort(np.subtract.outer(ys[sy // 2 :: sy], xs[sx // 2 :: sx]).ravel())
+    g = grid.size
+    margin = int(4 * math.sqrt(g)) + 2 + g // 50
+    pos = int(k2 / total * g)
+    lo_t = grid[max(0, pos - margin)]
+    hi_t = grid[min(g - 1, pos + margin)]
+    start_in = _first_at_most(ys, xs, hi_t, strict=False)  # first column <= hi_t
+    start_below = _first_at_most(ys, xs, lo_t, strict=True)  # first column < lo_t
+    below = int((p - start_below).sum())
+    inside = start_below - start_in  # columns with lo_t <= d <= hi_t
+    n_in = int(inside.sum())
+    if not (below <= k1 and k2 < below + n_in):
+        return None
+    rows = np.repeat(np.arange(q), inside)
+    first = np.cumsum(inside) - inside
+    cols = np.arange(n_in) - np.repeat(first - start_in, inside)
+    part = np.partition(ys[rows] - xs[cols], [k1 - below, k2 - below])
+    if k1 == k2:
+        return float(part[k2 - below])
+    return float(np.mean(part[[k1 - below, k2 - below]]))
+
+
 def hodges_lehmann(a: ArrayLike, b: ArrayLike) -> float:
     """Hodges–Lehmann shift: the median of all pairwise differences ``b_j - a_i``.
 
@@ -304,13 +391,15 @@ def hodges_lehmann(a: ArrayLike, b: ArrayLike) -> float:
 
     References
     ----------
-    Hodges & Lehmann (1963), Ann. Math. Stat. 34(2):598–611.
+    .. [1] Hodges, J. L., & Lehmann, E. L. (1963). Estimates of location based on rank
+       tests. Annals of Mathematical Statistics 34(2), 598–611.
+       https://doi.org/10.1214/aoms/1177704172
     """
     x, y = _two_sample_iv(a, b, 1)
     if x.size * y.size > _HL_MAX_PAIRS:
         q = (np.arange(_HL_GRID) + 0.5) / _HL_GRID
         x, y = np.quantile(x, q), np.quantile(y, q)
-    return float(np.median(np.subtract.outer(y, x)))
+    return float(median_of_differences(x, y))
 
 
 def cohens_d(a: ArrayLike, b: ArrayLike, *, paired: bool = False) -> float:
@@ -321,17 +410,19 @@ def cohens_d(a: ArrayLike, b: ArrayLike, *, paired: bool = False) -> float:
     a, b : array_like
     paired : bool
         If True, ``a`` and ``b`` are matched rounds; the numerator is the mean paired
-        difference and the denominator the root mean square of the two sds (zenbench).
+        difference and the denominator the root mean square of the two sds (zenbench [1]_).
 
     Notes
     -----
-    Unpaired: s_p² = ((n_a−1)s_a² + (n_b−1)s_b²)/(n_a+n_b−2). Paired (seed 002):
+    Unpaired: s_p² = ((n_a−1)s_a² + (n_b−1)s_b²)/(n_a+n_b−2). Paired (zenbench [1]_):
     d = mean(b−a) / sqrt((s_a² + s_b²)/2). NaN when the pooled sd is 0 or undefined.
 
     References
     ----------
-    seed 002: zenbench methodology ("Cohen's d = mean_diff / pooled_sd").
-    Cohen (1988), Statistical Power Analysis for the Behavioral Sciences.
+    .. [1] zenbench documentation, "Methodology" (step 4, "Cohen's d = mean_diff /
+       pooled_sd"). https://github.com/imazen/zenbench
+    .. [2] Cohen, J. (1988). Statistical Power Analysis for the Behavioral Sciences (2nd
+       ed.). Lawrence Erlbaum.
     """
     x, y = _two_sample_iv(a, b, 1)
     if paired:

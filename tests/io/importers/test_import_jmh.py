@@ -126,8 +126,8 @@ def test_report_reads_jmh_directly(tmp_path: Path) -> None:
         (
             [{"benchmark": "B", "mode": "sample",
               "primaryMetric": {"scoreUnit": "ns/op", "rawDataHistogram": [[[[5.0, 1.5]]]]}}],
-            "$[0].primaryMetric.rawDataHistogram[0][0]",
-            "whole-number counts",
+            "$[0].primaryMetric.rawDataHistogram[0][0][0][1]",
+            "whole-number count",
         ),
     ],
 )  # fmt: skip
@@ -172,3 +172,22 @@ def test_real_jmh_series_in_jmh_layout(tmp_path: Path) -> None:
         np.testing.assert_allclose(r.frame["ns"].to_numpy(), np.asarray(fork) * 1e9, rtol=1e-15)
     df = tsanalyze.read_runs(p)
     assert len(df) == 30_000 and df["benchmark"].nunique() == 1
+
+
+def test_sub_nanosecond_throughput_is_not_floored_at_1_ns(tmp_path: Path) -> None:
+    # issue 15: 3.376e9 ops/s is 0.296 ns/op; read_runs floored the time per evaluation at
+    # 1 ns ("1.000 ns ± 0%, all samples are equal"). The floor belongs to what a clock
+    # measured minus its overhead, never to a per-operation figure a tool reported.
+    doc = [{"benchmark": "b.Fast.get", "mode": "thrpt", "forks": 2,
+            "primaryMetric": {"score": 3.376e9, "scoreUnit": "ops/s",
+                              "rawData": [[3.376e9, 3.30e9, 3.41e9], [3.35e9, 3.39e9, 3.37e9]]}}]  # fmt: skip
+    p = tmp_path / "fast.json"
+    p.write_text(json.dumps(doc))
+    df = tsanalyze.read_runs(p)
+    assert df["time_ns"].iloc[0] == pytest.approx(1e9 / 3.376e9, rel=1e-12)  # 0.2962 ns
+    assert df["time_ns"].max() < 0.31 and df["time_ns"].nunique() == 6
+    out = tmp_path / "fast.parquet"
+    assert CliRunner().invoke(app, ["import", "auto", str(p), "-o", str(out)]).exit_code == 0
+    np.testing.assert_array_equal(tsanalyze.read_runs(out)["time_ns"], df["time_ns"])
+    e = tsanalyze.estimate(df["time_ns"], "median", rng=1)
+    assert 0.29 < e.ci_low <= e.estimate <= e.ci_high < 0.31

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy import stats
 
 import tsanalyze
 from tsanalyze.errors import NotEnoughData
@@ -204,13 +205,23 @@ def test_permutation_test_pvalue_and_seed() -> None:
 
 
 def test_permutation_test_drops_change_on_noise() -> None:
-    # a stationary series: the change must be dropped whenever p > sig_level
-    for seed in range(5):
+    # i.i.d. series are exchangeable, so the permutation p-value (1 + #perm >= observed) /
+    # (nperm + 1) is uniform on {1/20, ..., 20/20} with 19 permutations: the change is kept
+    # (p <= 0.05) in 1 of 20 series and the p-values spread evenly. 400 series: the kept
+    # share lies in [2%, 9%] with probability 0.998 (binomial), and a chi-square test of
+    # the 20 p-value cells against uniform must not reject at 0.1%.
+    reps = 400
+    kept = 0
+    cells = np.zeros(20)
+    for seed in range(reps):
         x = np.random.default_rng(seed).normal(0, 1, 80)
         res = edm_compat(x, method="edm-x", min_size=10, nperm=19, rng=seed)
         p = res.pvalue[0]
-        assert 0.0 < p <= 1.0
         assert (len(res.locations) == 0) == (p > 0.05)
+        kept += len(res.locations)
+        cells[round(p * 20) - 1] += 1
+    assert 0.02 <= kept / reps <= 0.09
+    assert stats.chisquare(cells).pvalue > 0.001
 
 
 def test_scale_invariance_of_compat() -> None:

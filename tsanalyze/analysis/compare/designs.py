@@ -1,9 +1,9 @@
 """The three designs of a comparison, each returning a typed :class:`Outcome`.
 
-- :func:`unpaired` (seed 001 §III-F): two independent series; tests on subsession means,
+- :func:`unpaired` (Li et al. 2016, §III-F): two independent series; tests on subsession means,
   a bootstrap (or combined, or t) CI of the estimator ratio, Pilot's CI-overlap check,
   Cohen's d and the Hodges–Lehmann shift.
-- :func:`paired` (seed 002): matched rounds; Tukey filter of the differences, a test on
+- :func:`paired` (zenbench's methodology): matched rounds; Tukey filter of the differences, a test on
   their block means, a joint bootstrap of the ratio, Spearman drift.
 - :func:`run_level` (Kalibera & Jones 2013): several runs per side; the run is the
   replicate.
@@ -161,6 +161,15 @@ def _from_side_intervals(
     )  # fmt: skip
 
 
+def _drift_findings(r: float) -> list[Finding]:
+    """The ``drift`` warning for a Spearman correlation r of the differences with rounds."""
+    if not (math.isfinite(r) and abs(r) > _DRIFT_LIMIT):
+        return []
+    kind = "grows (throttling?)" if r > 0 else "shrinks (warm-up?)"
+    msg = f"the paired difference {kind} over the rounds: Spearman r = {r:.2f}"
+    return [Finding("drift", msg, "warning")]
+
+
 def unpaired(x: Float64Array, y: Float64Array, opts: Options, gen: np.random.Generator) -> Outcome:
     """Two independent series: tests on subsession means, CI of the estimator ratio."""
     estimator, test, confidence_level = opts.estimator, opts.test, opts.confidence_level
@@ -248,9 +257,12 @@ def paired(x: Float64Array, y: Float64Array, opts: Options, gen: np.random.Gener
     ):
         deps = dependent.assess_sides(x, y, opts.subsession_threshold)
         out = _from_side_intervals(x, y, deps, opts, gen, paired=True)
+        r = sp.spearman_drift(d).statistic
         return dataclasses.replace(
-            out, n_removed=int(n_removed), findings=(*findings, *out.findings)
-        )
+            out, n_removed=int(n_removed), drift=float(r) if math.isfinite(r) else None,
+            effect_size=ts.cohens_d(x, y, paired=True),
+            findings=(*findings, *out.findings, *_drift_findings(r)),
+        )  # fmt: skip
     bs = subsession_block_size(d, opts.subsession_threshold, label="differences")
     findings += bs.warnings
     m = bs.block_size
@@ -289,15 +301,7 @@ def paired(x: Float64Array, y: Float64Array, opts: Options, gen: np.random.Gener
         lo, hi, se_log = rc.ci_low, rc.ci_high, rc.se_log
         findings += list(rc.warnings)
     dr = sp.spearman_drift(d)
-    if math.isfinite(dr.statistic) and abs(dr.statistic) > _DRIFT_LIMIT:
-        kind = "grows (throttling?)" if dr.statistic > 0 else "shrinks (warm-up?)"
-        findings.append(
-            Finding(
-                "drift",
-                f"the paired difference {kind} over the rounds: Spearman r = {dr.statistic:.2f}",
-                "warning",
-            )
-        )
+    findings += _drift_findings(dr.statistic)
     return Outcome(
         estimate_a=est_a, estimate_b=est_b, ratio=_ratio(est_a, est_b), ci_low=float(lo),
         ci_high=float(hi), se_log=float(se_log), ci_method=ci_method, test=res.test,

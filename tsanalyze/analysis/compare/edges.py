@@ -41,9 +41,12 @@ def _known_tick(x: Any) -> float:
     # the resolution is the whole sample's: without evals it says nothing per evaluation
     if not isinstance(meta, Mapping) or "run" not in x.columns or "evals" not in x.columns:
         return 0.0
-    evals = x.groupby("run", observed=True)["evals"].min()
+    # numpy, not groupby: pandas deep-copies attrs on every operation (issue 24)
+    codes, run_ids = pd.factorize(x["run"], sort=True)
+    per_run = np.full(len(run_ids), np.inf)
+    np.minimum.at(per_run, codes, x["evals"].to_numpy(np.float64))
     best = 0.0
-    for rid, e in evals.items():
+    for rid, e in zip(run_ids, per_run.tolist(), strict=True):
         timer = (meta.get(str(rid)) or {}).get("timer") or {}
         p = timer.get("precision_ns") if isinstance(timer, Mapping) else None
         if isinstance(p, (int, float)) and math.isfinite(p) and p > 0 and e >= 1:

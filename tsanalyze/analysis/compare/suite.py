@@ -18,7 +18,7 @@ import pandas as pd
 
 from tsanalyze._result import Finding, Result
 from tsanalyze._typing import RNGType
-from tsanalyze._validation import check_rng
+from tsanalyze.analysis._seed import family_seeds, root_seed
 from tsanalyze.analysis.compare.comparison import Comparison, compare
 from tsanalyze.analysis.compare.verdicts import adjust_verdicts
 from tsanalyze.stats.multiplicity import Adjustment, GeometricMean, geometric_mean_ratio
@@ -81,6 +81,16 @@ def _split(df: pd.DataFrame, names: Sequence[str]) -> dict[str, pd.DataFrame]:
     return {str(k): g for k, g in d.groupby(key, sort=False, observed=True) if k in wanted}
 
 
+def _with_meta(g: pd.DataFrame, df: pd.DataFrame) -> pd.DataFrame:
+    """``g`` with the metadata of its own runs (the timer's resolution, the interleaving):
+    compare() reads them, as it does on the frames ``tsanalyze report`` passes it."""
+    meta = df.attrs.get("runs")
+    if isinstance(meta, dict) and "run" in g.columns:
+        g = g.copy(deep=False)
+        g.attrs = {"runs": {str(r): meta[str(r)] for r in pd.unique(g["run"]) if str(r) in meta}}
+    return g
+
+
 def compare_runs(
     df_a: pd.DataFrame,
     df_b: pd.DataFrame,
@@ -91,6 +101,7 @@ def compare_runs(
     alpha: float = 0.05,
     confidence_level: float = 0.95,
     rng: RNGType = None,
+    raw: bool = False,
     **kwargs: Any,
 ) -> ComparisonSet:
     """Compare every benchmark that two sets of runs share, with multiplicity control.
@@ -106,7 +117,11 @@ def compare_runs(
     threshold, alpha, confidence_level
         As in :func:`compare`.
     rng : int, Generator or None
-        Seed; each benchmark gets a child seed drawn from it.
+        Root seed; each benchmark gets a seed drawn from it (None: the default seed 0, so
+        the same input gives the same result; a Generator asks for a fresh one).
+    raw : bool
+        Compare whole series instead of each series' stable segment (the segment
+        ``tsanalyze report`` analyses, :func:`tsanalyze.analysis.series.stable_rows`).
     **kwargs
         Passed to :func:`compare` (``estimator``, ``test``, ``ci_method``, ...).
 
@@ -118,6 +133,10 @@ def compare_runs(
 
     Notes
     -----
+    By default each (run, benchmark) series is cut to its stable segment first, and the
+    seeds are those the ``report``/``compare`` commands use, so ``compare_runs`` and
+    ``tsanalyze compare a.parquet b.parquet`` give the same ratios, intervals and p-values.
+
     A verdict of ``faster``/``slower`` needs the adjusted p-value below ``alpha``, so
     with Holm the probability of any false ``faster``/``slower`` in the family is at
     most ``alpha`` (given valid p-values), whatever the number of benchmarks.
@@ -147,9 +166,12 @@ def compare_runs(
         )
     if not shared:
         raise ValueError("df_b: no benchmark in common with df_a")
-    gen, seed = check_rng(rng)
-    seeds = gen.integers(0, 2**31 - 1, size=len(shared))
-    ga, gb = _split(df_a, shared), _split(df_b, shared)
+    seed = root_seed(rng)
+    seeds = family_seeds(seed, len(shared))
+    from tsanalyze.analysis.series import stable_rows
+
+    ga = {k: _with_meta(stable_rows(v, raw=raw), df_a) for k, v in _split(df_a, shared).items()}
+    gb = {k: _with_meta(stable_rows(v, raw=raw), df_b) for k, v in _split(df_b, shared).items()}
     comps = [
         compare(
             ga[name], gb[name], benchmark=name, threshold=threshold, alpha=alpha,

@@ -6,24 +6,29 @@ comparisons for multiplicity and give their verdicts (:func:`family_verdicts`).
 
 from __future__ import annotations
 
+import dataclasses
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from tsanalyze._result import Finding
 from tsanalyze._typing import ArrayLike, RNGType
-from tsanalyze._validation import check_confidence_level, check_positive_int, check_rng
+from tsanalyze._units import format_percent, format_pvalue
+from tsanalyze._validation import check_confidence_level, check_positive_int
+from tsanalyze.analysis._seed import root_seed as _root_seed
 from tsanalyze.analysis.compare import Comparison, adjust_verdicts
 from tsanalyze.analysis.runset import plan
 from tsanalyze.analysis.runset.executor import Runner, run_compare, run_series, run_trials
-from tsanalyze.analysis.runset.results import ComparisonRow, RunAnalysis
+from tsanalyze.analysis.runset.results import ComparisonRow, RunAnalysis, TrialsRow
 from tsanalyze.analysis.series import analyze_series
+from tsanalyze.analysis.trials import findings_once
 from tsanalyze.errors import InvalidArgumentError, InvalidRunError, NotEnoughData
 from tsanalyze.stats.estimators import LocationEstimatorName
 
-__all__ = ["ProgressCallback", "analyze", "family_verdicts"]
+__all__ = ["ProgressCallback", "analyze", "family_verdicts", "verdict_finding"]
 
 ProgressCallback = Callable[[int, int], None]
 
@@ -40,6 +45,7 @@ def analyze(
     rng: RNGType = None,
     reference: str | None = None,
     progress: ProgressCallback | None = None,
+    sides: Mapping[str, str] | None = None,
 ) -> RunAnalysis:
     """Analyse a run set (or one series): steady state, dependence, estimates, comparisons.
 
@@ -57,25 +63,33 @@ def analyze(
     raw : bool
         Analyse whole series instead of their stable segments.
     baseline : str, optional
-        Run id or file of the baseline for side-against-side comparisons (default: the
-        first run given). A side is a file with every run it holds (trials), or one run
-        when the frame did not come from files.
+        Run id, file or side of the baseline for side-against-side comparisons (default:
+        the side of the first run given). A side is a file with every run it holds
+        (trials), or what ``sides`` says, or one run when the frame did not come from files.
     baseline_benchmark : str, optional
-        Benchmark that the other benchmarks of the same run are compared against. By
-        default benchmarks are compared with each other only when the run set is a single
-        run, against its first benchmark by name.
+        Benchmark that the other benchmarks of each side are compared against (asking for
+        comparisons inside a run). Without it, benchmarks of one run are compared only when
+        the run declared them alternatives (:func:`tsanalyze.schema.alternatives`: a
+        collector run of several targets, hyperfine's commands) and none was measured on
+        another side; baseline: the first target declared, else the first by name.
     jobs : int or None, default 1
         Worker processes; ``None`` uses every core (the CLI's default). The result does
         not depend on it. With more than one worker a script must guard its top level with
         ``if __name__ == "__main__":``, as :mod:`multiprocessing` requires.
     rng : int, Generator or None
-        Root of the randomness; each series gets a seed spawned from it.
+        Root of the randomness; each series gets a seed spawned from it. None uses the
+        default seed (0), so the same input gives the same result; pass a Generator
+        (e.g. ``numpy.random.default_rng()``) for a fresh seed, recorded as ``seed``.
     progress : callable, optional
         Called as ``progress(done, total)`` after each series and comparison.
     reference : str, optional
         A reference benchmark measured in the runs (a task with no variation of its own,
         like Boyer's LFSR loop): the share of each benchmark's sd its noise floor explains
-        is reported (seed 003).
+        is reported (Boyer 2008).
+    sides : mapping, optional
+        Run id -> side label, overriding the default side of a run (its file). The CLI
+        puts the runs found under one directory (or glob) given on the command line on one
+        side, so that they are trials of it.
 
     Returns
     -------
@@ -83,20 +97,23 @@ def analyze(
 
     Notes
     -----
-    Comparisons are chosen from how the data were collected. One benchmark measured on
-    several sides (an old and a new version) is compared with the baseline side, unpaired;
-    a side with several runs (trials) is compared at the run level (:func:`compare`), and
-    a benchmark with at least ``MIN_TRIALS`` runs on one side gets a trials summary. Benchmarks measured in one run share rounds, so they are compared with the
-    run's baseline benchmark as paired comparisons: in every run when
-    ``baseline_benchmark`` is given, otherwise in each run none of whose benchmarks was
-    measured in another run (baseline: its first benchmark by name). Each family (one run's
-    benchmark comparisons; one candidate run's comparisons with the baseline run) is
-    adjusted for multiplicity (Holm) before its verdicts.
+    What is compared (:func:`tsanalyze.analysis.runset.plan.comparison_jobs`): sides are
+    what the user gave. One benchmark measured on several sides (an old and a new version)
+    is compared with the baseline side, unpaired; a side with several runs (trials) is
+    compared at the run level (:func:`compare`). Benchmarks of one side are compared with
+    its baseline benchmark (paired by round when interleaved) only when asked
+    (``baseline_benchmark``) or when they were declared alternatives. Each family (one
+    side's benchmark comparisons; one candidate side's comparisons with the baseline side)
+    is adjusted for multiplicity (Holm) before its verdicts.
+
+    Trials: the runs of one benchmark on one side (JMH forks, pyperf worker processes, the
+    runs of one file or directory) are summarised as one :class:`TrialsRow` with the
+    two-level estimate, and their series' findings are said once for the benchmark.
 
     References
     ----------
-    seed 001: Li et al., "Pilot" (MASCOTS 2016); seed 002: zenbench methodology
-    (interleaved paired rounds).
+    Li et al., "Pilot" (MASCOTS 2016); zenbench methodology (interleaved paired rounds);
+    Kalibera & Jones, "Rigorous benchmarking in reasonable time" (ISMM 2013).
 
     Examples
     --------
@@ -114,10 +131,12 @@ def analyze(
     workers = _analyze_iv(data, jobs)
     root_seed = _root_seed(rng)
     runs_meta: dict[str, dict[str, Any]] = dict(data.attrs.get("runs", {}))
-    lay = plan.layout(data, runs_meta)
+    lay = plan.layout(data, runs_meta, sides)
     run_order = lay.run_order
     base_run = (
-        plan.match_run(baseline, runs_meta, run_order) if baseline is not None else run_order[0]
+        plan.match_run(baseline, runs_meta, run_order, lay.group_of)
+        if baseline is not None
+        else run_order[0]
     )
     names = {b for _, b in lay.keys}
     if baseline_benchmark is not None and baseline_benchmark not in names:
@@ -146,11 +165,14 @@ def analyze(
         )  # fmt: skip
         trial_jobs = plan.trials_jobs(results, lay, estimator, confidence_level, root_seed)
         done[1] += len(cmp_jobs) + len(trial_jobs)
-        compared = runner.map(run_compare, cmp_jobs, tick)
-        trials = runner.map(run_trials, trial_jobs, tick)
+        # one batch, the long trials first: workers do not idle while the last trials run
+        # (each job has its own seed, so the order changes nothing in the results)
+        both = runner.map(_run_job, [*trial_jobs, *cmp_jobs], tick)
+        trials, compared = both[: len(trial_jobs)], both[len(trial_jobs) :]
     finally:
         runner.close()
     comparisons = family_verdicts(cmp_jobs, compared)
+    trials = [_with_context(t, j, results) for t, j in zip(trials, trial_jobs, strict=True)]
     floor = None
     if reference is not None:
         from tsanalyze.analysis.noise import noise_floor
@@ -172,6 +194,14 @@ def analyze(
         noise_floor=floor,
         warnings=() if floor is None else tuple(floor.warnings),
     )
+
+
+def _run_job(job: object) -> Any:
+    """A comparison or a trials summary, whichever ``job`` is (one batch for the pool)."""
+    if isinstance(job, plan.TrialsJob):
+        return run_trials(job)
+    assert isinstance(job, plan.CompareJob)
+    return run_compare(job)
 
 
 def _one_series(
@@ -204,28 +234,49 @@ def _analyze_iv(df: pd.DataFrame, jobs: int | None) -> int:
     return check_positive_int(jobs, "jobs")
 
 
-def _root_seed(rng: RNGType) -> int:
-    _, root_seed = check_rng(rng)
-    if root_seed is None:  # a Generator was given: draw the root seed from it
-        gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng()
-        root_seed = int(gen.integers(0, 2**32))
-    return root_seed
+def _with_context(t: TrialsRow, job: plan.TrialsJob, results: Sequence[Any]) -> TrialsRow:
+    """The trials row with its side and, said once, its runs' findings."""
+    if not job.side:  # trials across sides: each run is also reported on its own
+        return t
+    by_key = {(s.run, s.benchmark): s for s in results}
+    per_run = [by_key[(rid, job.benchmark)].warnings for rid in job.segments]
+    return dataclasses.replace(t, side=job.side, warnings=(*t.warnings, *findings_once(per_run)))
 
 
 def family_verdicts(
     jobs: Sequence[plan.CompareJob], compared: Sequence[Comparison]
 ) -> list[ComparisonRow]:
-    """Holm-adjust each family's p-values, give the verdicts again, add each its context."""
+    """Holm-adjust each family's p-values, give the verdicts again, add each its context
+    and, for a faster or slower verdict, the finding that says so (:func:`verdict_finding`)."""
     rows: list[ComparisonRow | None] = [None] * len(jobs)
     for fam in sorted({j.family for j in jobs}):
         idx = [i for i, j in enumerate(jobs) if j.family == fam]
         for i, c in zip(idx, adjust_verdicts([compared[i] for i in idx], "holm"), strict=True):
             j = jobs[i]
+            found = verdict_finding(c, j.kind, j.baseline_benchmark)
             rows[i] = ComparisonRow.of(
                 c, kind=j.kind, run=j.run, baseline_run=j.baseline_run,
                 baseline_benchmark=j.baseline_benchmark,
+                warnings=(*c.warnings, *(() if found is None else (found,))),
             )  # fmt: skip
     return [r for r in rows if r is not None]
+
+
+def verdict_finding(c: Comparison, kind: str, baseline_benchmark: str) -> Finding | None:
+    """The finding a faster or slower verdict makes: ``regression`` (warning) for a
+    candidate side slower than the baseline side; ``slower``/``faster`` (info) otherwise.
+    A regression is a result to act on, not a number to distrust, so it is not serious."""
+    if c.verdict not in ("slower", "faster"):
+        return None
+    change = format_percent(abs(c.ratio - 1.0), 2)
+    what = f"than {baseline_benchmark}" if kind == "benchmark" else "than on the baseline side"
+    numbers = (
+        f"(ratio {c.ratio:.3f}, CI {c.ci_low:.3f}–{c.ci_high:.3f}, adjusted p "
+        f"{format_pvalue(c.pvalue_adjusted)})"
+    )
+    if kind == "run" and c.verdict == "slower":
+        return Finding("regression", f"{change} slower {what} {numbers}", "warning")
+    return Finding(c.verdict, f"{change} {c.verdict} {what} {numbers}", "info")
 
 
 def _used_baseline_benchmark(comparisons: Sequence[ComparisonRow]) -> str | None:

@@ -6,30 +6,45 @@ of workers or on the order in which they finish.
 
 from __future__ import annotations
 
-import multiprocessing
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any, TypeVar
 
+from tsanalyze import _workers
 from tsanalyze._result import Finding
 from tsanalyze.analysis.compare import Comparison, compare
 from tsanalyze.analysis.runset.plan import CompareJob, SeriesJob, TrialsJob
 from tsanalyze.analysis.runset.results import TrialsRow
 from tsanalyze.analysis.series import SeriesAnalysis, analyze_series
 
-__all__ = ["Runner", "run_compare", "run_series", "run_trials"]
+__all__ = ["Runner", "run_compare", "run_series", "run_trials", "shutdown_pools"]
 
 #: below this many samples in total, worker processes cost more than they save
 _PARALLEL_MIN_SAMPLES = 100_000
 
-#: modules the worker server imports once, so that no worker pays for them
-_PRELOAD = (
-    "tsanalyze.analysis.runset.executor",
-    "tsanalyze.analysis.compare",
-    "tsanalyze.analysis.trials",
-    "tsanalyze.stats.bootstrap",
-    "statsmodels.tsa.stattools",
-)
+#: one pool per worker count, kept for the life of the process: a second analysis (a
+#: notebook, a test suite, ``report`` then ``compare``) finds its workers started and warm
+_POOLS: dict[int, ProcessPoolExecutor] = {}
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    """The shared pool of ``workers`` processes (a new one if the last one broke)."""
+    pool = _POOLS.get(workers)
+    if pool is None or getattr(pool, "_broken", False) or getattr(pool, "_shutdown_thread", False):
+        _workers.ensure_server()
+        pool = ProcessPoolExecutor(
+            max_workers=workers, mp_context=_workers.context(), initializer=_workers.worker_init
+        )
+        _POOLS[workers] = pool
+    return pool
+
+
+def shutdown_pools() -> None:
+    """Shut every shared pool down (tests; the interpreter does it at exit anyway)."""
+    for pool in _POOLS.values():
+        pool.shutdown()
+    _POOLS.clear()
+
 
 J = TypeVar("J")
 R = TypeVar("R")
@@ -77,7 +92,7 @@ def run_trials(job: TrialsJob) -> TrialsRow:
 
 
 class Runner:
-    """Runs jobs serially, or in one pool of worker processes kept for every phase.
+    """Runs jobs serially, or in the shared pool of worker processes (kept warm).
 
     Parameters
     ----------
@@ -85,20 +100,13 @@ class Runner:
         Worker processes; 1 runs everything in this process.
     n_samples : int
         Samples in the run set: below 100 000 a pool costs more than it saves, and none is
-        started.
+        used.
     """
 
     def __init__(self, workers: int, n_samples: int) -> None:
         self.pool: ProcessPoolExecutor | None = None
         if workers > 1 and n_samples >= _PARALLEL_MIN_SAMPLES:
-            # forkserver (spawn where unavailable), never plain fork: the caller may hold
-            # threads (progress bars), and fork with threads can deadlock. The server
-            # imports the analysis once, so workers start fast.
-            methods = multiprocessing.get_all_start_methods()
-            ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-            if "forkserver" in methods:
-                ctx.set_forkserver_preload(list(_PRELOAD))
-            self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+            self.pool = _pool(workers)
 
     def map(self, fn: Callable[[J], R], items: Sequence[J], on_done: Callable[[], None]) -> list[R]:
         """``[fn(item) for item in items]``, calling ``on_done()`` after each."""
@@ -109,12 +117,15 @@ class Runner:
                 on_done()
             return out
         futures = {self.pool.submit(fn, item): i for i, item in enumerate(items)}
-        for fut in as_completed(futures):
-            out[futures[fut]] = fut.result()
-            on_done()
+        try:
+            for fut in as_completed(futures):
+                out[futures[fut]] = fut.result()
+                on_done()
+        except BaseException:
+            for fut in futures:
+                fut.cancel()
+            raise
         return out
 
     def close(self) -> None:
-        """Shut the pool down (if one was started)."""
-        if self.pool is not None:
-            self.pool.shutdown()
+        """Nothing to release: the pool stays up for the next analysis (see ``_POOLS``)."""

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from tsanalyze import schema
+from tsanalyze.analysis._seed import family_seeds
 from tsanalyze.analysis.runset.results import MIN_TRIALS
 from tsanalyze.analysis.series import SeriesAnalysis, series_inputs
 from tsanalyze.errors import InvalidArgumentError
@@ -28,16 +29,33 @@ __all__ = [
     "SeriesJob",
     "TrialsJob",
     "comparison_jobs",
+    "declared_order",
     "interleaved",
     "layout",
     "match_run",
     "series_jobs",
+    "side_of",
     "trials_jobs",
 ]
 
 RunsMeta = Mapping[str, Mapping[str, Any]]
 #: evals: compare() turns the run's timer resolution into a per-evaluation tick (issue 23)
 _COMPARE_COLUMNS = ("run", "round", "sample", "evals", "time_ns")
+
+
+class SharedMeta(dict):  # type: ignore[type-arg]
+    """Run metadata that pandas' copies of a frame share instead of deep-copying.
+
+    pandas deep-copies ``attrs`` on every operation (every column access of a side inside
+    :func:`tsanalyze.compare`); the metadata of a comparison's sides is only read there,
+    so one object serves every copy (issue 24: 3 s of a 100-run report went to copies).
+    """
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> SharedMeta:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled (to a worker) as what it holds
+        return (SharedMeta, (dict(self),))
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -101,10 +119,22 @@ class TrialsJob:
     estimator: LocationEstimatorName
     confidence_level: float
     seed: int
+    #: the side the runs are trials of ("" when they are runs of several sides)
+    side: str = ""
 
 
-def layout(df: pd.DataFrame, runs_meta: RunsMeta) -> Layout:
-    """Index a run-set frame by (run, benchmark); runs in metadata order, then as found."""
+def side_of(rid: str, meta: Mapping[str, Any] | None, sides: Mapping[str, str] | None) -> str:
+    """The side run ``rid`` belongs to: ``sides[rid]`` when given (the CLI gives the
+    directory or glob a file was found under), else the file it was read from, else the
+    run itself."""
+    if sides and rid in sides:
+        return str(sides[rid])
+    return str((meta or {}).get("file") or rid)
+
+
+def layout(df: pd.DataFrame, runs_meta: RunsMeta, sides: Mapping[str, str] | None = None) -> Layout:
+    """Index a run-set frame by (run, benchmark); runs in metadata order, then as found.
+    Each run is put on its side (:func:`side_of`)."""
     run_codes, run_names = pd.factorize(df["run"], sort=False)
     bench_codes, bench_names = pd.factorize(df["benchmark"], sort=False)
     runs = [str(r) for r in run_names]
@@ -123,20 +153,32 @@ def layout(df: pd.DataFrame, runs_meta: RunsMeta) -> Layout:
     # trials grouped: benchmarks by name (the order rows arrive in is shuffled by
     # interleaving, so it would not be reproducible), each one's runs in run order
     keys = sorted(rows, key=lambda rb: (rb[1], rank[rb[0]]))
-    group_of = {rid: str(runs_meta.get(rid, {}).get("file") or rid) for rid in run_order}
+    group_of = {rid: side_of(rid, runs_meta.get(rid), sides) for rid in run_order}
     return Layout(run_order, keys, rows, group_of)
 
 
-def match_run(baseline: str, runs_meta: RunsMeta, order: Sequence[str]) -> str:
-    """The run id that ``baseline`` names (a run id, or the file a run came from)."""
+def match_run(
+    baseline: str, runs_meta: RunsMeta, order: Sequence[str],
+    group_of: Mapping[str, str] | None = None,
+) -> str:  # fmt: skip
+    """The (first) run id that ``baseline`` names: a run id, a side label, or the file
+    (or directory) a run came from."""
     if baseline in order:
         return baseline
+    for rid in order:
+        if group_of and group_of.get(rid) == baseline:
+            return rid
     target = Path(baseline).expanduser()
     for rid in order:
         file = runs_meta.get(rid, {}).get("file")
         if file and (Path(file) == target or Path(file).resolve() == target.resolve()):
             return rid
-    raise InvalidArgumentError(f"baseline: {baseline!r} is neither a run id nor a file of this run set")
+        side = (group_of or {}).get(rid)
+        if side and Path(side).resolve() == target.resolve():
+            return rid
+    raise InvalidArgumentError(
+        f"baseline: {baseline!r} is neither a run id nor a file of this run set"
+    )
 
 
 def interleaved(df: pd.DataFrame, rid: str, meta: Mapping[str, Any] | None) -> bool:
@@ -175,19 +217,51 @@ def series_jobs(
     return jobs
 
 
+def declared_order(names: Sequence[str], meta: Mapping[str, Any] | None) -> list[str]:
+    """``names`` in the order the run declared its targets (hyperfine's commands are
+    listed in the order given), else sorted by name. The first is the default baseline."""
+    spec = ((meta or {}).get("target") or {}).get("spec")
+    if isinstance(spec, list):
+        declared = [
+            str(e.get("command", e.get("benchmark"))) for e in spec if isinstance(e, Mapping)
+        ]
+        if set(names) <= set(declared):
+            return [d for d in dict.fromkeys(declared) if d in set(names)]
+    return sorted(names)
+
+
 def comparison_jobs(
     df: pd.DataFrame, lay: Layout, results: Sequence[SeriesAnalysis], base_run: str,
     baseline_benchmark: str | None, estimator: LocationEstimatorName, confidence_level: float,
     root_seed: int, runs_meta: RunsMeta | None = None,
 ) -> list[CompareJob]:  # fmt: skip
-    """The comparisons the design calls for, each on the series' analysed segments.
+    """The comparisons the user asked for, each on the series' analysed segments.
 
-    A *side* is a file (all the runs it holds are trials of one side) or, for runs not
-    read from a file, one run. Families (for Holm): one per run for the benchmark-vs-
-    baseline-benchmark comparisons; one per candidate side for side-vs-baseline-side.
+    Sides are what the user gave: a file with every run it holds (trials), a directory or
+    glob when the caller says so (``sides`` of :func:`layout`), or one run. Two kinds:
+
+    * **side against the baseline side** (``kind="run"``), every benchmark both hold,
+      unpaired (run level when a side holds several runs); one Holm family per candidate
+      side; seeds as :func:`tsanalyze.compare_runs` draws them from the root seed
+      (:func:`~tsanalyze.analysis._seed.family_seeds`), so ``compare_runs(a, b, rng=seed)``
+      and ``df.tsa.compare`` give the same numbers;
+    * **benchmarks of one side against its baseline benchmark** (``kind="benchmark"``,
+      paired by round when interleaved): only when asked (``baseline_benchmark``), or when
+      the runs declared their benchmarks alternatives (:func:`tsanalyze.schema.alternatives`:
+      a collector run of several targets, hyperfine's commands) and none of them was
+      measured on another side. Baseline: the first target declared (else by name). A
+      suite of unrelated benchmarks (Go, Google Benchmark, JMH, pyperf, ...) is never
+      compared within itself; JMH forks and pyperf worker processes are trials of one
+      side, never compared with each other.
     """
+    meta = runs_meta or {}
     cols = [c for c in _COMPARE_COLUMNS if c in df.columns]
     by_key = {(s.run, s.benchmark): s for s in results}
+
+    # issue 24: the frame's attrs (every run's metadata) would be deep-copied by pandas on
+    # every slice; each side carries only the metadata of its own runs
+    bare = pd.DataFrame({c: df[c] for c in cols}, copy=False)
+    meta = runs_meta if runs_meta is not None else df.attrs.get("runs", {})
 
     def segment(runs: Sequence[str], name: str) -> pd.DataFrame:
         parts = []
@@ -195,55 +269,57 @@ def comparison_jobs(
             if (rid, name) in by_key:
                 s = by_key[(rid, name)]
                 parts.append(lay.rows[(rid, name)][s.start : s.stop])
-        return df.iloc[np.concatenate(parts)][cols]
+        side = bare.iloc[np.concatenate(parts)]
+        side.attrs["runs"] = SharedMeta({rid: meta[rid] for rid in runs if rid in meta})
+        return side
 
-    names_in_run = {rid: sorted(b for r, b in lay.keys if r == rid) for rid in lay.run_order}
     groups = lay.groups
     names_in_group = {
-        g: sorted({b for rid in runs for b in names_in_run[rid]}) for g, runs in groups.items()
+        g: sorted({b for r, b in lay.keys if r in set(runs)}) for g, runs in groups.items()
     }
-    seeds = iter(np.random.SeedSequence([root_seed, 1]).generate_state(len(results) + 1).tolist())
     out: list[CompareJob] = []
     family = 0
-    # benchmarks of one run against the baseline benchmark (paired when interleaved): in
-    # every run when a baseline benchmark is named; otherwise in the runs none of whose
-    # benchmarks was measured on another side (those are compared side against side)
-    for rid in lay.run_order:
-        names = names_in_run[rid]
-        mine = lay.group_of[rid]
-        elsewhere = any(set(names) & set(names_in_group[g]) for g in groups if g != mine)
+    for g, runs in groups.items():
+        names = names_in_group[g]
+        elsewhere = any(set(names) & set(names_in_group[h]) for h in groups if h != g)
         if baseline_benchmark is not None:
             base = baseline_benchmark
-        elif not elsewhere and names:
-            base = names[0]
+        elif (
+            len(names) >= 2
+            and not elsewhere
+            and all(schema.alternatives(meta.get(r)) for r in runs)
+        ):
+            base = declared_order(names, meta.get(runs[0]))[0]
         else:
             continue
         if base not in names or len(names) < 2:
             continue
         family += 1
-        a = segment([rid], base)
-        paired = None if interleaved(df, rid, (runs_meta or {}).get(rid)) else False
-        for name in names:
-            if name != base:
-                out.append(
-                    CompareJob(
-                        family, "benchmark", name, base, rid, rid, a, segment([rid], name),
-                        estimator, confidence_level, int(next(seeds)), paired,
-                    )
-                )  # fmt: skip
-    # each other side against the baseline side, benchmark by benchmark (Holm per side);
-    # several runs on a side are compared at the run level by compare()
+        candidates = [name for name in names if name != base]
+        for name, seed in zip(candidates, family_seeds(root_seed, len(candidates)), strict=True):
+            both = [r for r in runs if (r, base) in by_key and (r, name) in by_key]
+            if not both:
+                continue
+            paired = None if all(interleaved(df, r, meta.get(r)) for r in both) else False
+            where = both[0] if len(both) == 1 else g
+            out.append(
+                CompareJob(
+                    family, "benchmark", name, base, where, where, segment(both, base),
+                    segment(both, name), estimator, confidence_level, seed, paired,
+                )
+            )  # fmt: skip
     base_group = lay.group_of[base_run]
     for g, runs in groups.items():
         shared = sorted(set(names_in_group[base_group]) & set(names_in_group[g]))
         if g == base_group or not shared:
             continue
         family += 1
-        for name in shared:
+        # compare_runs' seeds: one per shared benchmark (sorted), from the root seed
+        for name, seed in zip(shared, family_seeds(root_seed, len(shared)), strict=True):
             out.append(
                 CompareJob(
                     family, "run", name, name, g, base_group, segment(groups[base_group], name),
-                    segment(runs, name), estimator, confidence_level, int(next(seeds)),
+                    segment(runs, name), estimator, confidence_level, int(seed),
                 )
             )  # fmt: skip
     return out
@@ -253,15 +329,18 @@ def trials_jobs(
     results: Sequence[SeriesAnalysis], lay: Layout, estimator: LocationEstimatorName,
     confidence_level: float, root_seed: int,
 ) -> list[TrialsJob]:  # fmt: skip
-    """One job per benchmark measured in at least ``MIN_TRIALS`` runs of one side."""
-    # trials are the runs of one side (a file); when every side is a single run (a frame
-    # not read from files), all runs of a benchmark are its trials
-    per_file = any(len(runs) > 1 for runs in lay.groups.values())
+    """One job per benchmark measured in several runs of one side (JMH forks, pyperf
+    worker processes, the runs of one file or directory): those runs are its trials, and
+    the report shows them as one row. When no side holds several runs (each run its own
+    side), a benchmark measured in at least ``MIN_TRIALS`` runs also gets a trials summary
+    across them (beside the run-against-run comparisons)."""
+    per_side = any(len(runs) > 1 for runs in lay.groups.values())
     by_side: dict[tuple[str, str], list[SeriesAnalysis]] = {}
     for s in results:
-        side = lay.group_of[s.run] if per_file else ""
+        side = lay.group_of[s.run] if per_side else ""
         by_side.setdefault((side, s.benchmark), []).append(s)
     seeds = np.random.SeedSequence([root_seed, 2]).generate_state(len(by_side) + 1).tolist()
+    least = 2 if per_side else MIN_TRIALS
     return [
         TrialsJob(
             name,
@@ -270,7 +349,8 @@ def trials_jobs(
             estimator,
             confidence_level,
             int(seed),
+            side,
         )
-        for ((_, name), group), seed in zip(by_side.items(), seeds, strict=False)
-        if len(group) >= MIN_TRIALS
+        for ((side, name), group), seed in zip(by_side.items(), seeds, strict=False)
+        if len(group) >= least
     ]

@@ -21,8 +21,9 @@ from tsanalyze.stats.estimators import LocationEstimatorName
 
 __all__ = ["MIN_TRIALS", "ComparisonRow", "RunAnalysis", "TrialsRow"]
 
-#: a benchmark measured in this many runs gets a trials summary (with two runs, the
-#: run-against-run comparison already says whether they differ)
+#: when every side is one run, a benchmark measured in this many runs also gets a trials
+#: summary across them (with two, the run-against-run comparison says whether they
+#: differ); the runs of one side are trials from two on
 MIN_TRIALS = 3
 
 R = TypeVar("R", bound="_InContext")
@@ -92,10 +93,15 @@ class TrialsRow(_InContext, TrialsEstimate):
     ``estimate``/``ci_low``/``ci_high`` come from the two-level (run, then sample)
     bootstrap of :func:`tsanalyze.analysis.trials.estimate_trials` on the stable segments;
     ``disagree`` says the per-run estimates differ beyond their CIs (Cochran's Q).
+    ``warnings`` holds the trials' own findings and, said once with the number of runs it
+    applies to, every finding of the runs' series (at the worst severity any run had).
 
     Attributes
     ----------
     benchmark : str
+    side : str
+        The side (file, directory or run) whose runs these are; "" when the trials are the
+        runs of several sides (each side one run), summarised beside their comparisons.
     runs : tuple of str
         The runs (trials), in run order.
     classifications : tuple of str
@@ -104,12 +110,13 @@ class TrialsRow(_InContext, TrialsEstimate):
         Whether they all agree (Barrett et al. 2017).
     """
 
-    _context = ("benchmark", "runs")
+    _context = ("benchmark", "side", "runs")
 
     benchmark: str
     runs: tuple[str, ...]
     classifications: tuple[str, ...]
     consistent: bool
+    side: str = ""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -126,8 +133,9 @@ class RunAnalysis(Result):
     comparisons : tuple of ComparisonRow
         Each a full :class:`~tsanalyze.analysis.compare.Comparison` with where it was made.
     trials : tuple of TrialsRow
-        One per benchmark measured in at least ``MIN_TRIALS`` runs of one side (file);
-        when no file holds several runs, in at least ``MIN_TRIALS`` runs in all.
+        One per benchmark measured in several runs of one side (file, directory); when no
+        side holds several runs, one per benchmark measured in at least ``MIN_TRIALS``
+        runs in all (``side`` "").
     runs : tuple of (run id, file) pairs
         The runs in the order given (file is "" when unknown; empty for a single series).
     baseline_run, baseline_benchmark : str or None
@@ -138,7 +146,7 @@ class RunAnalysis(Result):
         The settings used (``seed`` is the root seed; each series records its own).
     noise_floor : NoiseFloor or None
         What a designated reference benchmark's noise floor explains of each benchmark's
-        sd (:func:`tsanalyze.noise_floor`, seed 003), when ``reference`` was given.
+        sd (:func:`tsanalyze.noise_floor`, Boyer 2008), when ``reference`` was given.
     warnings : tuple of Finding
     """
 
@@ -169,5 +177,34 @@ class RunAnalysis(Result):
 
     @property
     def regression(self) -> bool:
-        """Whether any comparison's verdict is ``slower``."""
+        """Whether a candidate side is slower than the baseline side on some benchmark
+        (a ``kind="run"`` comparison with verdict ``slower``). One benchmark slower than
+        another of the same run is not a regression."""
+        return any(c.kind == "run" and c.verdict == "slower" for c in self.comparisons)
+
+    @property
+    def any_slower(self) -> bool:
+        """Whether any comparison made, of either kind, has verdict ``slower``."""
         return any(c.verdict == "slower" for c in self.comparisons)
+
+    def trials_of(self, s: SeriesAnalysis) -> TrialsRow | None:
+        """The trials row that stands for series ``s`` (one of several runs of its
+        benchmark on one side), or None when ``s`` is reported on its own."""
+        for t in self.trials:
+            if t.side and t.benchmark == s.benchmark and s.run in t.runs:
+                return t
+        return None
+
+    def units(self) -> list[SeriesAnalysis | TrialsRow]:
+        """What the summary shows, in series order: each series on its own, except that the
+        runs of one benchmark on one side (trials) are one row, their :class:`TrialsRow`."""
+        out: list[SeriesAnalysis | TrialsRow] = []
+        seen: set[int] = set()
+        for s in self.series:
+            t = self.trials_of(s)
+            if t is None:
+                out.append(s)
+            elif id(t) not in seen:
+                seen.add(id(t))
+                out.append(t)
+        return out

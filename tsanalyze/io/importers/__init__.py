@@ -16,6 +16,7 @@ format name               files
 ``pytest-benchmark``      pytest-benchmark JSON (raw data needs ``--benchmark-save-data``)
 ``benchmarktools``        BenchmarkTools.jl ``BenchmarkTools.save`` JSON
 ``jmh``                   JMH (Java) ``-rf json`` result files
+``values``                a JSON list of times, or a list of lists (one per fork); ``unit=``
 ``csv``                   CSV/TSV with a column mapping
 ========================  ==============================================================
 
@@ -29,7 +30,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tsanalyze.errors import ImportFormatError
+import numpy as np
+
+from tsanalyze import schema
+from tsanalyze.errors import ImportFormatError, InvalidArgumentError, InvalidRunError
+from tsanalyze.io.checks import check_metadata, check_rows
 from tsanalyze.io.importers._files import read_head
 from tsanalyze.io.importers._imported import ImportedRun, ImportedTable, Importer
 from tsanalyze.io.importers.benchmarktools import BenchmarkToolsImporter
@@ -41,12 +46,14 @@ from tsanalyze.io.importers.hyperfine import HyperfineImporter
 from tsanalyze.io.importers.jmh import JmhImporter
 from tsanalyze.io.importers.pyperf import PyperfImporter
 from tsanalyze.io.importers.pytest_benchmark import PytestBenchmarkImporter, load_summaries
+from tsanalyze.io.importers.values import ValuesImporter
 
 __all__ = [
     "FORMATS",
     "ImportedRun",
     "ImportedTable",
     "Importer",
+    "check_imported",
     "load",
     "load_summaries",
     "load_table",
@@ -65,6 +72,7 @@ FORMATS: dict[str, Importer] = {
     "hyperfine": HyperfineImporter(),
     "criterion": CriterionImporter(),
     "gobench": GoBenchImporter(),
+    "values": ValuesImporter(),
     "csv": CsvImporter(),
 }
 
@@ -124,7 +132,7 @@ def load(path: Path | str, format: str = "auto", **kwargs: Any) -> list[Imported
         A key of :data:`FORMATS`, or ``"auto"`` to :func:`sniff` it.
     **kwargs
         Format options: ``mapping`` (or ``time=``, ``benchmark=``, ...) for ``csv``,
-        ``baseline`` for ``criterion``.
+        ``baseline`` for ``criterion``, ``unit`` for ``values``.
 
     Returns
     -------
@@ -195,5 +203,36 @@ def load_table(path: Path | str, format: str = "auto", **kwargs: Any) -> Importe
         format = found
     importer = FORMATS.get(format)
     if importer is None:
-        raise ValueError(f"format must be 'auto' or one of {', '.join(FORMATS)}, got {format!r}")
-    return importer.load(path, **kwargs)
+        raise InvalidArgumentError(
+            f"format: must be 'auto' or one of {', '.join(FORMATS)}, got {format!r}"
+        )
+    # an absurd value may overflow a unit conversion to inf: the checks refuse it by name
+    with np.errstate(over="ignore", divide="ignore"):
+        table = importer.load(path, **kwargs)
+    check_imported(path, table)
+    return table
+
+
+def check_imported(path: Path | str, table: ImportedTable) -> None:
+    """Apply the run format's checks to what an importer read (the checks ``read_runs``
+    applies to run files), so that no importer can hand on a row a run file may not hold.
+
+    Raises
+    ------
+    ImportFormatError
+        With one line naming the file, the benchmark and the sample.
+    """
+    if not table.metadata:
+        raise ImportFormatError(f"{path}: expected at least one run with samples")
+    metas = list(table.metadata.values())
+    cols = {str(c): str(t) for c, t in table.frame.dtypes.items()}
+    try:
+        problems = [p for p in schema.validate(cols, metas[0]) if p.startswith("column ")]
+        if problems:
+            raise InvalidRunError(f"{path}: " + "; ".join(problems))
+        check_metadata(path, metas)
+        check_rows(path, table.frame, list(table.metadata))
+    except InvalidRunError as exc:
+        if isinstance(exc, ImportFormatError):
+            raise
+        raise ImportFormatError(str(exc)) from None

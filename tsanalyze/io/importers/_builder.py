@@ -1,17 +1,61 @@
 """Turning per-sample arrays of several runs into one run-format frame
-(:class:`RunBuilder`)."""
+(:class:`RunBuilder`), and naming the extra columns (:func:`extra_columns`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from tsanalyze.io.importers._imported import ImportedTable
+from tsanalyze.errors import ImportFormatError
+from tsanalyze.io.importers._imported import RESERVED_COLUMNS, ImportedTable
 
-__all__ = ["RunBuilder"]
+__all__ = ["RunBuilder", "extra_columns", "identifier"]
+
+_INT64_MAX = int(np.iinfo(np.int64).max)
+
+
+def identifier(name: str) -> str:
+    """An identifier-safe lower-case column name (``text-bytes`` -> ``text_bytes``)."""
+    out = re.sub(r"[^0-9A-Za-z_]+", "_", name).strip("_").lower()
+    if not out or out[0].isdigit():
+        out = "u_" + out
+    return out
+
+
+def extra_columns(
+    names: Iterable[str],
+    *,
+    prefix: str = "",
+    clash_prefix: str = "x_",
+    taken: Iterable[str] = (),
+    to_identifier: Callable[[str], str] = identifier,
+) -> dict[str, str]:
+    """Distinct column names for a tool's extra measures or parameters.
+
+    Each name becomes ``prefix + to_identifier(name)``; a result that would be a
+    run-format column, ``kind``, a name in ``taken`` or one already given to another name
+    gets ``clash_prefix`` and, if still taken, a numeric suffix (``_2``, ``_3``...). So
+    two measures never share a column (which silently dropped values) and no measure
+    replaces a run-format column.
+    """
+    used = set(RESERVED_COLUMNS) | set(taken)
+    out: dict[str, str] = {}
+    for name in names:
+        if name in out:
+            continue
+        base = prefix + to_identifier(name)
+        col = base if base not in used else clash_prefix + base
+        k = 2
+        while col in used:
+            col = f"{clash_prefix}{base}_{k}"
+            k += 1
+        used.add(col)
+        out[name] = col
+    return out
 
 
 class RunBuilder:
@@ -22,9 +66,16 @@ class RunBuilder:
     """
 
     def __init__(
-        self, extra: Sequence[str] = (), extra_dtypes: Mapping[str, str] | None = None
+        self,
+        path: Any,
+        extra: Sequence[str] = (),
+        extra_dtypes: Mapping[str, str] | None = None,
     ) -> None:
+        self._path = path
         # every imported row says what it is: "value" unless the importer says otherwise
+        clash = sorted(set(extra) & (RESERVED_COLUMNS - {"kind", "work"}))
+        if clash:  # pragma: no cover - programming error in an importer (use extra_columns)
+            raise ValueError(f"extra columns {clash} would replace run-format columns")
         self._extra_names = ["kind", *(k for k in extra if k != "kind")]
         self._extra_dtypes = {"kind": "object", **(extra_dtypes or {})}
         self._counts: list[int] = []  # rows per chunk
@@ -43,20 +94,23 @@ class RunBuilder:
         benchmark: str,
         per_eval_ns: np.ndarray,
         evals: np.ndarray | int,
+        /,
         **extra: Any,
     ) -> None:
-        """Append samples (per-evaluation ns and evals) of one benchmark to the current run."""
+        """Append samples (per-evaluation ns and evals) of one benchmark to the current run.
+
+        ``ns = per_eval_ns * evals`` may overflow to inf for absurd input: the checks of
+        the run format (:func:`tsanalyze.io.checks.check_rows`) refuse it with the file
+        named, after the importer is done.
+        """
         n = len(per_eval_ns)
         if n == 0:
             return
         unknown = set(extra) - set(self._extra_names)
         if unknown:  # pragma: no cover - programming error in an importer
             raise KeyError(f"undeclared extra columns {sorted(unknown)}")
-        if isinstance(evals, np.ndarray):
-            evals = evals.astype(np.int64, copy=False)
-            ns = np.asarray(per_eval_ns, dtype=np.float64) * evals
-        else:
-            evals = int(evals)
+        evals = self._evals_of(benchmark, evals)
+        with np.errstate(over="ignore"):
             ns = np.asarray(per_eval_ns, dtype=np.float64) * evals
         self._counts.append(n)
         self._bench.append(benchmark)
@@ -70,6 +124,31 @@ class RunBuilder:
                 v = v.item()
             self._extra[k].append(v)
         self._open += 1
+
+    def _evals_of(self, benchmark: str, evals: Any) -> Any:
+        """``evals`` as int or int64 array; a count that is not a whole number from 1 to
+        2**63 - 1 is an error naming the file (a cast would wrap it to a negative count)."""
+        arr = np.asarray(evals) if not isinstance(evals, (int, np.integer)) else None
+        if arr is None:
+            value = int(evals)
+            if 1 <= value <= _INT64_MAX:
+                return value
+            bad: Any = value
+        else:
+            if arr.dtype.kind == "i":
+                ok = arr >= 1
+            elif arr.dtype.kind == "u":
+                ok = (arr >= 1) & (arr <= _INT64_MAX)
+            else:
+                f = arr.astype(np.float64)
+                ok = (f >= 1) & (f == np.floor(f)) & (f < 2.0**63)
+            if ok.all():
+                return arr.astype(np.int64, copy=False)
+            bad = arr[np.flatnonzero(~ok)[0]]
+        raise ImportFormatError(
+            f"{self._path}: benchmark {benchmark!r}: evaluations per sample must be a whole "
+            f"number from 1 to {_INT64_MAX}, got {bad!r}"
+        )
 
     def finish_run(self, rid: str, metadata: dict[str, Any]) -> None:
         """Close the current run (a run without samples is dropped)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,16 @@ def read_json(path: Path) -> Any:
         if truncated:
             what += "; the file ends early (truncated?)"
         raise fail(path, f"line {exc.lineno} column {exc.colno}", what) from exc
+    except RecursionError:
+        raise fail(
+            path, "", f"expected JSON nested at most ~{sys.getrecursionlimit()} levels deep"
+        ) from None
+    except ValueError as exc:  # e.g. an integer of more than 4300 digits
+        raise fail(path, "", f"expected valid JSON ({' '.join(str(exc).split())[:120]})") from None
+
+
+#: the largest count (evaluations, iterations, loops) the run format stores (int64)
+MAX_COUNT = int(np.iinfo(np.int64).max)
 
 
 def _type_name(value: Any) -> str:
@@ -34,15 +45,32 @@ def _type_name(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "a boolean"
+    if isinstance(value, int) and abs(value) > 10**30:
+        return f"an integer of {len(str(abs(value)))} digits"
     if isinstance(value, (int, float)):
         return "a number"
     if isinstance(value, str):
-        return "a string"
+        return f"a string ({_short(value)})"
     if isinstance(value, list):
         return "an array"
     if isinstance(value, dict):
         return "an object"
     return type(value).__name__
+
+
+def _short(value: str, limit: int = 40) -> str:
+    return repr(value if len(value) <= limit else value[:limit] + "…")
+
+
+def _finite(v: Any) -> float | None:
+    """``v`` as a finite float, or None (strings, booleans, huge integers, NaN, inf)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    try:
+        f = float(v)
+    except OverflowError:
+        return None
+    return f if math.isfinite(f) else None
 
 
 class JsonPath:
@@ -78,7 +106,10 @@ class JsonPath:
         return JsonPath(self.file, obj[name], f"{self.path}.{name}")
 
     def item(self, index: int) -> JsonPath:
-        return JsonPath(self.file, self.arr()[index], f"{self.path}[{index}]")
+        arr = self.arr()
+        if not -len(arr) <= index < len(arr):
+            raise self.error(f"expected at least {index + 1} element(s), got {len(arr)}")
+        return JsonPath(self.file, arr[index], f"{self.path}[{index}]")
 
     def items(self) -> list[JsonPath]:
         return [JsonPath(self.file, v, f"{self.path}[{i}]") for i, v in enumerate(self.arr())]
@@ -91,35 +122,43 @@ class JsonPath:
         return self.value
 
     def number(self, *, positive: bool = False, non_negative: bool = False) -> float:
+        """A finite number (a numeric string is not one: JSON has numbers)."""
         v = self.value
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        f = _finite(v)
+        if f is None:
             raise self.error(
                 f"expected a finite number, got {_type_name(v) if not isinstance(v, float) else v}"
             )
-        if positive and v <= 0:
+        if positive and f <= 0:
             raise self.error(f"expected a number > 0, got {v!r}")
-        if non_negative and v < 0:
+        if non_negative and f < 0:
             raise self.error(f"expected a number >= 0, got {v!r}")
-        return float(v)
+        return f
 
-    def integer(self, *, minimum: int | None = None) -> int:
+    def integer(self, *, minimum: int | None = None, maximum: int = MAX_COUNT) -> int:
+        """A whole number from ``minimum`` to ``maximum`` (by default the int64 range)."""
         v = self.value
         if isinstance(v, float) and v.is_integer():
             v = int(v)
         if isinstance(v, bool) or not isinstance(v, int):
             raise self.error(f"expected an integer, got {_type_name(v)}")
         if minimum is not None and v < minimum:
-            raise self.error(f"expected an integer >= {minimum}, got {v}")
+            raise self.error(f"expected an integer >= {minimum}, got {_type_name(v) if abs(v) > 10**30 else v}")
+        if v > maximum:
+            raise self.error(f"expected an integer <= {maximum}, got {_type_name(v) if v > 10**30 else v}")
         return v
 
     def numbers(self, *, positive: bool = False, non_negative: bool = False) -> np.ndarray:
         """An array of finite numbers (as float64); the error names the bad element."""
         values = self.arr()
-        try:
-            arr = np.asarray(values, dtype=np.float64)
-        except (TypeError, ValueError):
-            arr = None
-        if arr is None or arr.ndim != 1 or any(isinstance(v, bool) for v in values):
+        arr: np.ndarray | None = None
+        # only JSON numbers: numpy would turn "1.5" and true into numbers
+        if set(map(type, values)) <= {int, float}:
+            try:
+                arr = np.asarray(values, dtype=np.float64)
+            except OverflowError:  # an integer beyond the float range
+                arr = None
+        if arr is None:
             for i, v in enumerate(values):
                 JsonPath(self.file, v, f"{self.path}[{i}]").number()
             raise self.error("expected an array of numbers")  # pragma: no cover

@@ -12,6 +12,7 @@ from typing import Any
 
 from tsanalyze import schema
 from tsanalyze._version import __version__
+from tsanalyze.io.checks import json_safe
 
 __all__ = [
     "IMPORT_NAMESPACE",
@@ -75,13 +76,14 @@ def make_metadata(
     if version:
         source["version"] = str(version)
     if tool_metadata:
-        source["metadata"] = dict(tool_metadata)
+        # JSON has no NaN: a tool's NaN (pyperf metadata may hold one) is stored as null
+        source["metadata"] = json_safe(dict(tool_metadata))
     meta = schema.new_metadata(
         rid,
         created_utc,
         f"imported:{tool}",
         timer={"overhead_ns": 0.0},
-        target={"kind": "imported", "spec": spec},
+        target={"kind": "imported", "spec": json_safe(spec)},
         source=source,
         collector={"version": __version__, "evals_method": f"imported from {tool}"},
     )
@@ -90,5 +92,5 @@ def make_metadata(
         if h:
             meta["host"] = h
     if user:
-        meta["user"] = dict(user)
+        meta["user"] = json_safe(dict(user))
     return meta

@@ -13,6 +13,8 @@ Mapping to the run format
 -------------------------
 * one tsanalyze run per file; every ``Trial`` found (recursively in groups) is one
   benchmark named by its group keys joined with ``/`` (``trial<i>`` for a bare trial);
+  two trials that would get the same name (a key ``"a/b"`` beside ``"a"`` -> ``"b"``)
+  are named by their key lists instead (``["a/b"]``, ``["a", "b"]``), never merged;
 * one sample per element of ``times``: ``evals = params.evals``, ``ns = time * evals``;
 * ``gctimes`` becomes the extra column ``gc_ns`` (per evaluation); ``memory``,
   ``allocs`` and ``params`` are kept in ``target.spec``;
@@ -22,6 +24,7 @@ Mapping to the run format
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -61,11 +64,12 @@ class BenchmarkToolsImporter:
             )
         versions = root.item(0).obj()
         objects = root.item(1).items()
-        builder = RunBuilder(extra=("gc_ns",))
+        builder = RunBuilder(path, extra=("gc_ns",))
         spec: list[dict[str, Any]] = []
-        trials: list[tuple[str, JsonPath]] = []
+        found: list[tuple[list[str] | str, JsonPath]] = []
         for i, obj in enumerate(objects):
-            _collect(obj, [], trials, f"trial{i}")
+            _collect(obj, [], found, f"trial{i}")
+        trials = _distinct_names(found)
         if not trials:
             raise fail(
                 path, "$[1]", "expected at least one Trial (in a BenchmarkGroup or on its own)"
@@ -116,16 +120,34 @@ class BenchmarkToolsImporter:
         return builder.build()
 
 
-def _collect(obj: JsonPath, keys: list[str], out: list[tuple[str, JsonPath]], bare: str) -> None:
+def _collect(
+    obj: JsonPath, keys: list[str], out: list[tuple[list[str] | str, JsonPath]], bare: str
+) -> None:
     arr = obj.arr()
     if len(arr) != 2 or not isinstance(arr[0], str):
         raise obj.error("expected a [type name, {fields}] pair")
     kind = arr[0].removeprefix("BenchmarkTools.")
     if kind == "Trial":
-        out.append(("/".join(keys) if keys else bare, obj))
+        out.append((keys if keys else bare, obj))
     elif kind == "BenchmarkGroup":
         data = obj.item(1).key("data")
         for key, value in data.obj().items():
             _collect(
                 JsonPath(obj.file, value, f"{data.path}[{key!r}]"), [*keys, str(key)], out, bare
             )
+
+
+def _distinct_names(trials: list[tuple[Any, JsonPath]]) -> list[tuple[str, JsonPath]]:
+    """Name each trial by its group keys joined with ``/``; where two trials would get one
+    name (a key ``"a/b"`` beside a group ``"a"`` holding ``"b"``) both are named by their
+    key lists in Julia's syntax (``["a/b"]``, ``["a", "b"]``) instead of being merged."""
+    joined = ["/".join(k) if isinstance(k, list) else k for k, _ in trials]
+    count: dict[str, int] = {}
+    for name in joined:
+        count[name] = count.get(name, 0) + 1
+    out = []
+    for (keys, trial), name in zip(trials, joined, strict=True):
+        if count[name] > 1 and isinstance(keys, list):
+            name = "[" + ", ".join(json.dumps(k, ensure_ascii=False) for k in keys) + "]"
+        out.append((name, trial))
+    return out

@@ -77,7 +77,7 @@ class CriterionImporter:
                 "",
                 f"expected criterion results: no {baseline}/sample.json below this directory",
             )
-        builder = RunBuilder()
+        builder = RunBuilder(path)
         spec: list[dict[str, Any]] = []
         for f in files:
             root = JsonPath(f, read_json(f))
@@ -109,8 +109,7 @@ class CriterionImporter:
                 except ValueError:
                     name = bench_dir.name
                 name = name if name not in ("", ".") else bench_dir.name
-            evals = iters.astype(np.int64)
-            builder.add(name, times / evals, evals)
+            builder.add(name, times / iters, iters)  # the builder checks the int64 range
             entry: dict[str, Any] = {
                 "benchmark": name,
                 "sampling_mode": root.obj().get("sampling_mode"),

@@ -143,6 +143,13 @@ class CsvImporter:
         if sep in ("tab", "\\t"):
             sep = "\t"
         text = open_text(path)
+        if text.lstrip().startswith(("[", "{")):
+            raise fail(
+                path,
+                "line 1",
+                "expected a CSV table, but this looks like JSON; a list of times is read with "
+                f"`tsanalyze import values {path} --unit UNIT`, other tools' JSON with `import auto`",
+            )
         try:
             table = pd.read_csv(
                 io.StringIO(text), sep=sep, dtype=str, keep_default_na=False, skip_blank_lines=True
@@ -166,14 +173,14 @@ class CsvImporter:
                 path,
                 "line 1",
                 "expected a time column (time_ns, ns or time); map one with "
-                f"`tsanalyze import csv FILE --map time=COLUMN,...` (columns: {', '.join(columns)})",
+                f"`tsanalyze import csv FILE --map time=COLUMN,...` (columns: {_listing(columns)})",
             )
         for key in ("time", "total", "benchmark", "evals", "run", "work"):
             if key in m and m[key] not in columns:
                 raise fail(
                     path,
                     "line 1",
-                    f"expected a column {m[key]!r} for {key} (columns: {', '.join(columns)})",
+                    f"expected a column {m[key]!r} for {key} (columns: {_listing(columns)})",
                 )
         if len(table) == 0:
             raise fail(path, "line 2", "expected at least one data row")
@@ -189,7 +196,7 @@ class CsvImporter:
                     f"line {i + 2}",
                     f"expected a whole number >= 1 in column {m['evals']!r}, got {table[m['evals']].iloc[i]!r}",
                 )
-            evals = evals_f.astype(np.int64)
+            evals = evals_f  # the builder checks the int64 range before any cast
         else:
             evals = np.ones(len(table), dtype=np.int64)
         bad = np.flatnonzero(times <= 0)
@@ -213,6 +220,7 @@ class CsvImporter:
         extra_names = [c for c in extras if c not in RESERVED_COLUMNS]
         work = _numbers(path, table[m["work"]], m["work"]) if "work" in m else None
         builder = RunBuilder(
+            path,
             extra=[*extra_names, *(["work"] if work is not None else [])],
             extra_dtypes=dict.fromkeys(extra_names, "object"),
         )
@@ -262,3 +270,10 @@ def _numbers(path: Path, column: pd.Series, name: str) -> np.ndarray:
             f"expected a finite number in column {name!r}, got {column.iloc[i]!r}",
         )
     return values
+
+
+def _listing(columns: list[str], limit: int = 8) -> str:
+    """The first column names, for a message that stays one short line."""
+    shown = [c if len(c) <= 40 else c[:40] + "…" for c in map(str, columns[:limit])]
+    more = f", ... ({len(columns) - limit} more)" if len(columns) > limit else ""
+    return ", ".join(shown) + more

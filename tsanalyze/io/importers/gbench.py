@@ -30,9 +30,9 @@ from typing import Any
 import numpy as np
 
 from tsanalyze._units import parse_unit
-from tsanalyze.io.importers._builder import RunBuilder
+from tsanalyze.io.importers._builder import RunBuilder, extra_columns
 from tsanalyze.io.importers._files import fail, file_mtime_utc
-from tsanalyze.io.importers._imported import RESERVED_COLUMNS, ImportedTable
+from tsanalyze.io.importers._imported import ImportedTable
 from tsanalyze.io.importers._json import JsonPath, read_json
 from tsanalyze.io.importers._metadata import make_metadata, parse_timestamp, run_id
 from tsanalyze.io.importers.gobench import unit_column
@@ -133,7 +133,7 @@ class GoogleBenchmarkImporter:
             cpu_p = entry.key("cpu_time", required=False)
             cpu = cpu_p.number(non_negative=True) * scale if cpu_p.value is not None else np.nan
             counters = {
-                k: float(v)
+                k: _counter(v)
                 for k, v in obj.items()
                 if k not in _KNOWN_KEYS and isinstance(v, (int, float)) and not isinstance(v, bool)
             }
@@ -149,15 +149,15 @@ class GoogleBenchmarkImporter:
                 "$.benchmarks",
                 "expected at least one entry with run_type 'iteration' (found only aggregates or errors)",
             )
-        columns: dict[str, str] = {}
-        for *_, counters in rows:
-            for k in counters:
-                if k not in columns:
-                    col = "threads" if k == "threads" else unit_column(k)
-                    columns[k] = (
-                        f"counter_{col}" if col in RESERVED_COLUMNS or col == "cpu_ns" else col
-                    )
-        builder = RunBuilder(extra=["cpu_ns", *columns.values()])
+        # one column per counter: a counter named like a run-format column, cpu_ns or
+        # another counter (B/s and B_per_s) gets a counter_ prefix (or a suffix)
+        columns = extra_columns(
+            dict.fromkeys(k for *_, counters in rows for k in counters),
+            clash_prefix="counter_",
+            taken=("cpu_ns",),
+            to_identifier=unit_column,
+        )
+        builder = RunBuilder(path, extra=["cpu_ns", *columns.values()])
         for bench, real_ns, iters, cpu, counters in rows:
             extra = {columns[k]: np.asarray([v]) for k, v in counters.items()}
             builder.add(bench, np.asarray([real_ns]), iters, cpu_ns=np.asarray([cpu]), **extra)
@@ -189,3 +189,12 @@ class GoogleBenchmarkImporter:
             ),
         )
         return builder.build()
+
+
+def _counter(v: int | float) -> float:
+    """A counter as float (an integer beyond the float range becomes ±inf, not an error:
+    counters are kept as they are, they are not timings)."""
+    try:
+        return float(v)
+    except OverflowError:
+        return float("inf") if v > 0 else float("-inf")

@@ -21,7 +21,10 @@ Mapping to the run format
   ``value * N``;
 * every other unit becomes a float column: ``B/op`` -> ``bytes_per_op``,
   ``allocs/op`` -> ``allocs_per_op``, ``MB/s`` -> ``mb_per_s``, other units their
-  name made identifier-safe (``text-bytes`` -> ``text_bytes``);
+  name made identifier-safe (``text-bytes`` -> ``text_bytes``); a unit named like a
+  run-format column (``ns``, ``evals``, ``run``, ``kind``...) gets a ``unit_`` prefix,
+  and two units with the same identifier a numeric suffix, so no measure replaces a
+  column or another measure;
 * lines without a time unit are skipped (their measures are not timings); a file with
   no timed line at all is an error. A time <= 0 is an error (the run format needs
   times > 0).
@@ -36,12 +39,13 @@ from typing import Any
 import numpy as np
 
 from tsanalyze._units import parse_unit
-from tsanalyze.io.importers._builder import RunBuilder
+from tsanalyze.io.importers._builder import RunBuilder, extra_columns, identifier
 from tsanalyze.io.importers._files import fail, file_mtime_utc, open_text
 from tsanalyze.io.importers._imported import ImportedTable
+from tsanalyze.io.importers._json import MAX_COUNT
 from tsanalyze.io.importers._metadata import make_metadata, run_id
 
-__all__ = ["GoBenchImporter", "unit_column"]
+__all__ = ["GoBenchImporter", "unit_column", "unit_columns"]
 
 _CONFIG = re.compile(r"^([a-z][^\sA-Z:]*):(?:[ \t]+(.*?))?\s*$")
 _BENCH = re.compile(r"^Benchmark(?:$|[^a-z])")
@@ -55,14 +59,21 @@ _KNOWN = {"B/op": "bytes_per_op", "allocs/op": "allocs_per_op", "MB/s": "mb_per_
 
 
 def unit_column(unit: str) -> str:
-    """Identifier-safe column name of a Go benchmark unit (``B/op`` -> ``bytes_per_op``)."""
+    """Identifier-safe column name of a Go benchmark unit (``B/op`` -> ``bytes_per_op``).
+
+    Names that would be a run-format column are resolved by
+    :func:`~tsanalyze.io.importers._builder.extra_columns` (``ns`` -> ``unit_ns``).
+    """
     if unit in _KNOWN:
         return _KNOWN[unit]
-    name = unit.replace("/", "_per_")
-    name = re.sub(r"[^0-9A-Za-z_]+", "_", name).strip("_").lower()
-    if not name or name[0].isdigit():
-        name = "u_" + name
-    return name
+    return identifier(unit.replace("/", "_per_"))
+
+
+def unit_columns(units: list[str]) -> dict[str, str]:
+    """Distinct column names of the units of a file: a unit named like a run-format column
+    (``ns``, ``evals``, ``run``, ...) or two units with one identifier (``a/b``,
+    ``a_per_b``) never share or replace a column."""
+    return extra_columns(units, clash_prefix="unit_", to_identifier=unit_column)
 
 
 class GoBenchImporter:
@@ -97,16 +108,18 @@ class GoBenchImporter:
                     continue  # a name printed before the benchmark's own log output
                 # benchstat drops the prefix; a function named just "Benchmark" keeps it
                 name = fields[0][len("Benchmark") :] or fields[0]
-                if not fields[1].isdigit():
+                if not (fields[1].isascii() and fields[1].isdigit()):
                     raise fail(
                         path,
                         f"line {lineno}",
                         f"expected the iteration count (an integer) after {fields[0]!r}, got {fields[1]!r}",
                     )
-                iters = int(fields[1])
-                if iters < 1:
+                iters = int(fields[1]) if len(fields[1]) <= 19 else MAX_COUNT + 1
+                if not 1 <= iters <= MAX_COUNT:
                     raise fail(
-                        path, f"line {lineno}", f"expected an iteration count >= 1, got {iters}"
+                        path,
+                        f"line {lineno}",
+                        f"expected an iteration count from 1 to {MAX_COUNT}, got {fields[1][:30]}",
                     )
                 rest = fields[2:]
                 if not rest or len(rest) % 2:
@@ -162,8 +175,8 @@ class GoBenchImporter:
                 f"expected a time unit (ns/op or sec/op) on benchmark lines, found only {sorted(units_seen)}",
             )
         extra_units = sorted(u for u in units_seen if u not in _TIME_UNITS)
-        columns = {u: unit_column(u) for u in extra_units}
-        builder = RunBuilder(extra=list(dict.fromkeys(columns.values())))
+        columns = unit_columns(extra_units)
+        builder = RunBuilder(path, extra=list(columns.values()))
         created = file_mtime_utc(path)
         n_runs = 0
         for key, rows in groups.items():

@@ -18,18 +18,20 @@ Mapping to the run format
   kept in ``target.spec``), ``exit_code`` and ``max_rss_bytes``
   (``memory_usage_byte``) when present;
 * ``parameters`` (``--parameter-scan`` / ``--parameter-list``) are kept in the spec and
-  as ``param_<name>`` string columns.
+  as ``param_<name>`` string columns (one column per parameter, even when two names
+  differ only in punctuation);
+* a command benchmarked twice in one file becomes two benchmarks, ``<command>`` and
+  ``<command> #2``.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from tsanalyze.io.importers._builder import RunBuilder
+from tsanalyze.io.importers._builder import RunBuilder, extra_columns
 from tsanalyze.io.importers._files import fail, file_mtime_utc
 from tsanalyze.io.importers._imported import ImportedTable
 from tsanalyze.io.importers._json import JsonPath, read_json
@@ -38,6 +40,7 @@ from tsanalyze.io.importers._metadata import make_metadata, run_id
 __all__ = ["HyperfineImporter"]
 
 _SUMMARY = ("mean", "stddev", "median", "user", "system", "min", "max")
+_COLUMNS = ("user_ns", "sys_ns", "exit_code", "max_rss_bytes")
 
 
 class HyperfineImporter:
@@ -70,12 +73,18 @@ class HyperfineImporter:
                 for k in p.obj():
                     if k not in params:
                         params.append(k)
-        pcols = {k: "param_" + (re.sub(r"[^0-9A-Za-z_]+", "_", k) or "x") for k in params}
+        # distinct columns even for parameters whose names differ only in punctuation
+        pcols = extra_columns(params, prefix="param_", taken=_COLUMNS)
         per_result: list[tuple[str, np.ndarray, dict[str, Any]]] = []
+        seen: dict[str, int] = {}
         spec: list[dict[str, Any]] = []
         for res in results:
             obj = res.obj()
             command = res.key("command").str()
+            # the same command benchmarked twice is two benchmarks, not one merged series
+            seen[command] = seen.get(command, 0) + 1
+            if seen[command] > 1:
+                command = f"{command} #{seen[command]}"
             times_p = res.key("times", required=False)
             if times_p.value is None:
                 raise res.error(
@@ -117,12 +126,9 @@ class HyperfineImporter:
             if pvals:
                 entry["parameters"] = pvals
             spec.append(entry)
-        present = [
-            c
-            for c in ("user_ns", "sys_ns", "exit_code", "max_rss_bytes")
-            if any(c in r[2] for r in per_result)
-        ]
+        present = [c for c in _COLUMNS if any(c in r[2] for r in per_result)]
         builder = RunBuilder(
+            path,
             extra=[*present, *pcols.values()], extra_dtypes=dict.fromkeys(pcols.values(), "object")
         )
         for command, times, cols in per_result:

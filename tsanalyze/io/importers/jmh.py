@@ -20,7 +20,9 @@ Mapping to the run format
   operation of all threads together);
 * ``sample`` mode: every sampled operation time becomes a sample (histogram bins
   expanded by their counts, in bin order: the time order within an iteration is not in
-  the file); the column ``iteration`` says which iteration a sample came from;
+  the file); the column ``iteration`` says which iteration a sample came from; a file
+  whose counts add up to more than :data:`MAX_EXPANDED_SAMPLES` is refused (a count of
+  1e15 would need petabytes);
 * benchmark = JMH's name, with ``[k=v,...]`` for ``params`` (kept also as
   ``param_<k>`` columns) and ``:<mode>`` when a file holds one benchmark in several
   modes; JMH's own score, error and settings are kept in ``target.spec``, the JVM in
@@ -38,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from tsanalyze._units import parse_unit
-from tsanalyze.io.importers._builder import RunBuilder
+from tsanalyze.io.importers._builder import RunBuilder, extra_columns
 from tsanalyze.io.importers._files import file_mtime_utc
 from tsanalyze.io.importers._imported import ImportedTable
 from tsanalyze.io.importers._json import JsonPath, read_json
@@ -46,6 +48,8 @@ from tsanalyze.io.importers._metadata import make_metadata, run_id
 
 __all__ = ["JmhImporter"]
 
+#: most sampled operations a ``sample``-mode file may expand to (one row each)
+MAX_EXPANDED_SAMPLES = 50_000_000
 _TIME_PER_OP = re.compile(r"^\s*(\w+)\s*/\s*op\s*$")
 _OPS_PER_TIME = re.compile(r"^\s*ops\s*/\s*(\w+)\s*$")
 _MODES = ("thrpt", "avgt", "sample", "ss")
@@ -150,8 +154,9 @@ class JmhImporter:
         if dupes:
             raise root.error(f"benchmark {dupes[0]!r} appears twice with the same mode")
         all_params = list(dict.fromkeys(k for _, _, p, _ in parsed for k in p))
-        pcols = {k: "param_" + (re.sub(r"[^0-9A-Za-z_]+", "_", k) or "x") for k in all_params}
+        pcols = extra_columns(all_params, prefix="param_", taken=("iteration",))
         builder = RunBuilder(
+            path,
             extra=["iteration", *pcols.values()],
             extra_dtypes=dict.fromkeys(pcols.values(), "object"),
         )
@@ -204,24 +209,44 @@ def _fork_values(metric: JsonPath, mode: str) -> list[tuple[np.ndarray, np.ndarr
     forks = hist.items()
     if not forks:
         raise hist.error("expected at least one fork")
+    # counts first, expansion after: a count of 1e15 would ask for petabytes
+    parsed: list[list[tuple[np.ndarray, np.ndarray]]] = []
+    total = 0.0
     for f in forks:
-        values: list[np.ndarray] = []
-        iters: list[np.ndarray] = []
-        for i, it in enumerate(f.items()):
-            bins = it.items()
-            if not bins:
-                continue
-            pairs = np.asarray([b.numbers(non_negative=True) for b in bins], dtype=np.float64)
-            if pairs.ndim != 2 or pairs.shape[1] != 2:
-                raise it.error("expected [value, count] pairs")
-            if np.any(pairs[:, 0] <= 0):
-                raise it.error("expected values > 0")
-            counts = pairs[:, 1].astype(np.int64)
-            if np.any(counts != pairs[:, 1]):
-                raise it.error("expected whole-number counts")
-            values.append(np.repeat(pairs[:, 0], counts))
-            iters.append(np.full(int(counts.sum()), float(i)))
-        if not values or sum(v.size for v in values) == 0:
+        per_iteration: list[tuple[np.ndarray, np.ndarray]] = []
+        for it in f.items():
+            pairs = _histogram(it)
+            total += float(pairs[:, 1].sum())
+            if total > MAX_EXPANDED_SAMPLES:
+                raise it.error(
+                    f"the histogram counts add up to more than {MAX_EXPANDED_SAMPLES:,} sampled "
+                    "operations; tsanalyze keeps one row per operation and refuses to expand "
+                    "this many (about 100 bytes each)"
+                )
+            per_iteration.append((pairs[:, 0], pairs[:, 1].astype(np.int64)))
+        if sum(int(c.sum()) for _, c in per_iteration) == 0:
             raise f.error("expected at least one sampled operation")
+        parsed.append(per_iteration)
+    for per_iteration in parsed:
+        values = [np.repeat(v, c) for v, c in per_iteration]
+        iters = [np.full(int(c.sum()), float(i)) for i, (_, c) in enumerate(per_iteration)]
         out.append((np.concatenate(values), np.concatenate(iters)))
     return out
+
+
+def _histogram(it: JsonPath) -> np.ndarray:
+    """One iteration's ``[[value, count], ...]`` as an (n, 2) array, every bin checked."""
+    bins = it.items()
+    if not bins:
+        return np.empty((0, 2))
+    for b in bins:
+        if not isinstance(b.value, list) or len(b.value) != 2:
+            raise b.error("expected a [value, count] pair")
+    pairs = np.asarray([b.numbers(non_negative=True) for b in bins], dtype=np.float64)
+    bad = np.flatnonzero(pairs[:, 0] <= 0)
+    if bad.size:
+        raise bins[int(bad[0])].item(0).error(f"expected a value > 0, got {pairs[bad[0], 0]!r}")
+    bad = np.flatnonzero(pairs[:, 1] != np.floor(pairs[:, 1]))
+    if bad.size:
+        raise bins[int(bad[0])].item(1).error(f"expected a whole-number count, got {pairs[bad[0], 1]!r}")
+    return pairs

@@ -31,7 +31,7 @@ from tsanalyze._units import parse_unit
 from tsanalyze.io.importers._builder import RunBuilder
 from tsanalyze.io.importers._files import fail, file_mtime_utc
 from tsanalyze.io.importers._imported import ImportedTable
-from tsanalyze.io.importers._json import JsonPath, read_json
+from tsanalyze.io.importers._json import MAX_COUNT, JsonPath, read_json
 from tsanalyze.io.importers._metadata import make_metadata, parse_timestamp, run_id
 
 __all__ = ["PyperfImporter"]
@@ -71,7 +71,7 @@ class PyperfImporter:
         common = top.get("metadata") or {}
         if not isinstance(common, dict):
             raise root.key("metadata").error("expected an object")
-        builder = RunBuilder()
+        builder = RunBuilder(path)
         mtime: str | None = None
         index = 0
         for bi, bench in enumerate(root.key("benchmarks").items()):
@@ -106,7 +106,7 @@ class PyperfImporter:
                     builder.add(
                         name,
                         pairs[:, 1] * scale,
-                        pairs[:, 0].astype(np.int64) * inner,
+                        pairs[:, 0] * inner,  # the builder checks the int64 range
                         kind="warmup" if has_values else "calibration",
                     )
                 if has_values:
@@ -160,28 +160,19 @@ def _int_meta(run: JsonPath, meta: dict[str, Any], key: str) -> int | None:
     v = meta.get(key)
     if v is None:
         return None
-    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+    if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_COUNT:
         raise run.key("metadata", required=False).error(
-            f"expected metadata {key!r} to be an integer >= 1, got {v!r}"
+            f"expected metadata {key!r} to be an integer from 1 to {MAX_COUNT}, got {v!r:.40}"
         )
     return v
 
 
 def _warmups(warm: JsonPath) -> np.ndarray:
-    raw = warm.arr()
-    try:
-        pairs = np.asarray(raw, dtype=np.float64)
-    except (TypeError, ValueError):
-        pairs = np.empty((0, 0))
-    if pairs.ndim != 2 or pairs.shape[1] != 2:
-        for i, p in enumerate(raw):
-            if not isinstance(p, list) or len(p) != 2:
-                raise warm.item(i).error("expected a [loops, value] pair")
-        raise warm.error("expected an array of [loops, value] pairs")
-    loops, values = pairs[:, 0], pairs[:, 1]
-    ok = (loops >= 1) & (loops == np.round(loops)) & np.isfinite(values) & (values > 0)
-    if not ok.all():
-        item = warm.item(int(np.flatnonzero(~ok)[0]))
-        item.item(0).integer(minimum=1)
-        item.item(1).number(positive=True)
-    return pairs
+    """``[[loops, value], ...]`` as an (n, 2) float array; every pair is checked (JSON
+    numbers only: a numeric string is not a time)."""
+    rows = []
+    for pair in warm.items():
+        if not isinstance(pair.value, list) or len(pair.value) != 2:
+            raise pair.error("expected a [loops, value] pair")
+        rows.append((pair.item(0).integer(minimum=1), pair.item(1).number(positive=True)))
+    return np.asarray(rows, dtype=np.float64)

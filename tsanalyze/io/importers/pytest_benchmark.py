@@ -77,7 +77,7 @@ class PytestBenchmarkImporter:
             raise ValueError(f"pytest-benchmark import takes no options, got {sorted(options)}")
         root = JsonPath(path, read_json(path))
         top = root.obj()
-        builder = RunBuilder()
+        builder = RunBuilder(path)
         names: list[str] = []
         summary_only: list[str] = []
         for entry in root.key("benchmarks").items():

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import itertools
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,7 +12,7 @@ import pandas as pd
 from tsanalyze._result import Finding, Result
 from tsanalyze._typing import Float64Array
 
-__all__ = ["ChangePoints", "segment_table"]
+__all__ = ["ChangePoints", "Drift", "ModeSwitching", "segment_table"]
 
 #: Columns of :attr:`ChangePoints.segments` (stable names).
 SEGMENT_COLUMNS = ("segment", "start", "stop", "n", "median", "mean")
@@ -24,22 +23,87 @@ def segment_table(x: Float64Array, locations: Sequence[int]) -> pd.DataFrame:
 
     ``locations`` are 0-based indices of the first sample of each new segment.
     """
-    bounds = [0, *(int(v) for v in locations), int(x.size)]
-    rows = []
-    for k, (a, b) in enumerate(itertools.pairwise(bounds)):
-        seg = x[a:b]
-        rows.append(
-            {
-                "segment": k,
-                "start": a,
-                "stop": b,
-                "n": b - a,
-                "median": float(np.median(seg)) if seg.size else float("nan"),
-                "mean": float(np.mean(seg)) if seg.size else float("nan"),
-            }
-        )
-    frame = pd.DataFrame(rows, columns=list(SEGMENT_COLUMNS))
-    return frame.astype({"segment": "int64", "start": "int64", "stop": "int64", "n": "int64"})
+    bounds = np.array([0, *(int(v) for v in locations), int(x.size)], dtype=np.int64)
+    starts, stops = bounds[:-1], bounds[1:]
+    sizes = stops - starts
+    medians = np.array(
+        [
+            float(np.median(x[a:b])) if b > a else float("nan")
+            for a, b in zip(starts, stops, strict=True)
+        ]
+    )
+    sums = np.add.reduceat(x, starts[sizes > 0]) if x.size else np.zeros(0)
+    means = np.full(sizes.size, np.nan)
+    means[sizes > 0] = sums / sizes[sizes > 0]
+    return pd.DataFrame(
+        {
+            "segment": np.arange(sizes.size, dtype=np.int64),
+            "start": starts,
+            "stop": stops,
+            "n": sizes,
+            "median": medians,
+            "mean": means,
+        },
+        columns=list(SEGMENT_COLUMNS),
+    )
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Drift(Result):
+    """A level that moves steadily over the run instead of stepping.
+
+    Attributes
+    ----------
+    slope_per_1000 : float
+        Relative change of the level per 1000 samples (a fraction of the median: 0.007
+        is +0.7% per 1000 samples).
+    total_change : float
+        Relative change of the level from the first to the last sample (fraction).
+    start_level, end_level : float
+        The fitted level at the first and at the last sample (units of the input), for
+        drawing the drift line.
+    statistic, critical_value : float
+        The self-normalised trend statistic and the critical value it exceeded.
+    """
+
+    slope_per_1000: float
+    total_change: float
+    start_level: float
+    end_level: float
+    statistic: float
+    critical_value: float
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ModeSwitching(Result):
+    """A series that alternates between a few levels (modes) instead of stepping once.
+
+    Attributes
+    ----------
+    levels : tuple of float
+        Median of the samples in each mode (units of the input), ascending.
+    mean_sojourn : tuple of float
+        Mean length of a visit to each mode, in samples (visits shorter than about
+        half of ``min_size`` are not seen).
+    visits : tuple of int
+        Number of visits to each mode.
+    separation : float
+        Gap between the modes over the spread of the level within a mode.
+    runs : tuple of (int, int, int)
+        Every visit as (first sample, stop (exclusive), mode index), in time order, for
+        marking the modes on a figure.
+    """
+
+    levels: tuple[float, ...]
+    mean_sojourn: tuple[float, ...]
+    visits: tuple[int, ...]
+    separation: float
+    runs: tuple[tuple[int, int, int], ...]
+
+    @property
+    def start(self) -> int:
+        """First sample of the first visit to a mode."""
+        return self.runs[0][0] if self.runs else 0
 
 
 @dataclasses.dataclass(frozen=True, slots=True, eq=False)
@@ -73,8 +137,15 @@ class ChangePoints(Result):
     seed : int or None
         Seed of the permutations (``None`` when the method uses no randomness or a
         Generator was given).
+    drift : Drift or None
+        Set when the level drifts steadily (the default method then reports no shifts
+        and a finding with code ``drift``).
+    modes : ModeSwitching or None
+        Set when the series alternates between modes (the changes between modes are then
+        not listed as shifts; a finding with code ``mode-switching`` says so).
     warnings : tuple of Finding
-        Anything the caller should know (series too short, constant series, ...).
+        Anything the caller should know (series too short, constant series, drift,
+        mode switching, ...).
     """
 
     method: str
@@ -87,6 +158,8 @@ class ChangePoints(Result):
     compat: str | None = None
     params: dict[str, Any] = dataclasses.field(default_factory=dict)
     seed: int | None = None
+    drift: Drift | None = None
+    modes: ModeSwitching | None = None
     warnings: tuple[Finding, ...] = ()
 
     @property

@@ -397,10 +397,14 @@ def edm_compat(
 
     References
     ----------
-    seed 001: Li et al., "Pilot: a framework that understands how to do performance
-    benchmarks the right way", MASCOTS 2016 (EDM to cut warm-up). N. A. James,
-    A. Kejariwal, D. S. Matteson, "Leveraging cloud data to mitigate user experience
-    from 'breaking bad'", arXiv:1411.7955 (2014); Twitter BreakoutDetection R package.
+    .. [1] Li, Y., Gupta, Y., Miller, E. L., & Long, D. D. E. (2016). Pilot: a framework
+       that understands how to do performance benchmarks the right way. MASCOTS 2016,
+       §III-A, E-Divisive with Medians to cut warm-up.
+       https://doi.org/10.1109/MASCOTS.2016.31
+    .. [2] James, N. A., Kejariwal, A., & Matteson, D. S. (2014). Leveraging cloud data to
+       mitigate user experience from 'breaking bad'. arXiv:1411.7955.
+    .. [3] Twitter's BreakoutDetection R package (``breakout()``),
+       github.com/twitter/BreakoutDetection.
     """
     _edm_compat_iv(method, min_size, beta, percent, degree, nperm, sig_level, engine)
     arr = as_series_array(x, "x", min_size=0)

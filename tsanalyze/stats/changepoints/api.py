@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from tsanalyze._typing import ArrayLike
+from tsanalyze._validation import as_series_array
 from tsanalyze.stats.changepoints._base import ChangePoints
 from tsanalyze.stats.changepoints._edm_compat import edm_compat
 from tsanalyze.stats.changepoints.edm import edm
@@ -74,7 +75,9 @@ def changepoints(
     Parameters
     ----------
     x : array_like
-        The series in time order (1-d, finite), e.g. per-evaluation times in ns.
+        The series in time order (1-d, finite), e.g. per-evaluation times in ns; values
+        must be > 0 (times), except for the ``edm-*`` BreakoutDetection variants, which
+        take any finite series.
     method : str
         ``"edm"`` (default): robust E-Divisive with Medians, rank CUSUM binary
         segmentation with a family-wise false-alarm rate ``alpha`` (see
@@ -109,10 +112,17 @@ def changepoints(
 
     References
     ----------
-    seed 001: Li et al., "Pilot: a framework that understands how to do performance
-    benchmarks the right way", MASCOTS 2016. James, Kejariwal, Matteson,
-    arXiv:1411.7955 (2014). Matteson & James, JASA 109 (2014). Killick et al., JASA 107
-    (2012).
+    .. [1] Li, Y., Gupta, Y., Miller, E. L., & Long, D. D. E. (2016). Pilot: a framework
+       that understands how to do performance benchmarks the right way. MASCOTS 2016,
+       §III-A. https://doi.org/10.1109/MASCOTS.2016.31
+    .. [2] James, N. A., Kejariwal, A., & Matteson, D. S. (2014). Leveraging cloud data to
+       mitigate user experience from 'breaking bad'. arXiv:1411.7955.
+    .. [3] Matteson, D. S., & James, N. A. (2014). A nonparametric approach for multiple
+       change point analysis of multivariate data. JASA 109.
+       https://doi.org/10.1080/01621459.2013.849605
+    .. [4] Killick, R., Fearnhead, P., & Eckley, I. A. (2012). Optimal detection of
+       changepoints with a linear computational cost. JASA 107.
+       https://doi.org/10.1080/01621459.2012.737745
 
     Examples
     --------
@@ -130,4 +140,7 @@ def changepoints(
             raise ValueError(
                 f"compat: 'breakoutdetection' applies to {', '.join(_COMPAT)}, not {method!r}"
             )
+    # times, > 0, as at every entry point; the BreakoutDetection variants take any finite
+    # series, as BreakoutDetection does (its reference data hold zeros)
+    x = as_series_array(x, "x", min_size=0, positive=method not in _COMPAT)
     return METHODS[method](x, min_size=min_size, **options)

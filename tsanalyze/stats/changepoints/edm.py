@@ -1,177 +1,55 @@
 """Robust default change-point search (``method="edm"``).
 
-E-Divisive with Medians compares the medians on both sides of a split. Its robust
-successor here keeps that idea but measures the difference with ranks, the two-sample
-statistic of the median's own score family (Wilcoxon–Mann–Whitney), so that
+E-Divisive with Medians splits a series where the levels on both sides differ most. Its
+robust successor here keeps binary segmentation but asks a question that stays honest
+when the samples depend on each other:
 
-* it is invariant to affine rescaling of the series (no [0, 1] range scaling), a spike
-  only ever moves one rank, and heavy tails cost nothing; bursts of spikes shorter than
-  ``min_size`` are replaced by local medians first (:func:`despike`);
-* under a stationary series its null distribution is known (a Brownian bridge), so the
-  threshold is a stated family-wise false-alarm rate rather than a penalty tuned by eye;
-* the statistic at every split point of a segment comes from one sort and one
-  cumulative sum: O(n log n) per pass of binary segmentation.
+* delays, spikes and bursts shorter than ``min_size`` are left out first
+  (:func:`~._structure.spike_mask`): they carry no information about the level;
+* each split is tested with a self-normalised CUSUM (:mod:`._selfnorm`), which compares
+  the shift with the fluctuation *within* each side, at every time scale, so a level that
+  wanders slowly (long-range or multi-scale dependence, regime switching) does not read as
+  a shift; its critical value is read at an upper bound of the Hurst exponent, estimated
+  so that a step or a drift does not inflate it;
+* what is not a step is named: a steady drift (a straight line explains the movement
+  better than steps) and alternating modes (a level that keeps returning to a few values)
+  become findings instead of lists of shifts.
 """
 
 from __future__ import annotations
 
-import functools
+import itertools
 import math
-import warnings as _warnings
 
 import numpy as np
-from scipy import ndimage, optimize, special, stats
 
 from tsanalyze._result import Finding
 from tsanalyze._typing import ArrayLike, Float64Array
 from tsanalyze._validation import as_series_array
 from tsanalyze.stats.changepoints._base import ChangePoints, segment_table
+from tsanalyze.stats.changepoints._dependence_standin import hurst_margin, robust_hurst
+from tsanalyze.stats.changepoints._selfnorm import (
+    HURST_MAX,
+    change_critical_value,
+    change_pvalue,
+    scan_and_cusum,
+)
+from tsanalyze.stats.changepoints._structure import (
+    find_drift,
+    find_modes,
+    local_noise,
+    spike_mask,
+)
 
-__all__ = ["despike", "edm", "long_run_factor", "rank_cusum"]
+__all__ = ["edm"]
 
-#: samples a side must keep, after the guard band, for a change to survive pruning
-_MIN_SIDE = 5
-#: residual (in robust sd) beyond which a sample counts as a spike or burst
-_DESPIKE_K = 5.0
-_TRIM_KEEP = 0.9
-#: E[W | W <= q_0.9] for W ~ chi²(1): E[W 1{W<=q}] = P(chi²(3) <= q)
-_CHI2_1_TRIMMED = float(stats.chi2.cdf(stats.chi2.ppf(_TRIM_KEEP, 1), 3) / _TRIM_KEEP)
-
-
-def long_run_factor(u: Float64Array) -> float:
-    """Long-run variance of ``u`` over its variance (1 for independent samples), robust to
-    level shifts.
-
-    Three estimates, and the largest is returned (never below 1):
-
-    * AR(1): with D_k = mean((u_t − u_{t−k})²), ρ̂ = D₂ / D₁ − 1 (exact for an AR(1)
-      process: D_k = 2γ₀(1 − ρᵏ)) and factor (1 + ρ̂) / (1 − ρ̂);
-    * ARMA(1, 1)-type ρ_k = c φᵏ (an AR(1) component plus white noise, as in ranks of
-      delay noise): φ̂ = (D₃ − D₂) / (D₂ − D₁), γ̂₀ = D₁/2 + (D₂ − D₁) / (2(1 − φ̂)),
-      long-run variance γ̂₀ + (D₂ − D₁) / (1 − φ̂)²;
-    * batch means of b = ⌈√n⌉ samples, from differences of neighbouring block means:
-      b · mean₉₀((B_{k+1} − B_k)²) / (2 c) / var(u), where mean₉₀ averages the smallest
-      90% of the squared differences and c = E[W | W ≤ q₀.₉] for W ~ χ²₁ (0.583); it
-      covers dependence that is not AR(1), and the trimming keeps a few jumps between
-      blocks (a shift, the end of a warm-up) from inflating it.
-
-    Both use only differences, so a level shift inside ``u`` barely inflates them.
-    """
-    n = u.size
-    var = float(np.var(u))
-    if n < 8 or not var > 0:
-        return 1.0
-    d1 = float(np.mean(np.diff(u) ** 2))
-    d2 = float(np.mean((u[2:] - u[:-2]) ** 2))
-    d3 = float(np.mean((u[3:] - u[:-3]) ** 2))
-    factor = 1.0
-    if d1 > 0:
-        rho = min(max(d2 / d1 - 1.0, 0.0), 0.95)
-        factor = (1.0 + rho) / (1.0 - rho)
-    if d2 > d1 and d3 > d2:
-        # ARMA(1,1)-type autocorrelation rho_k = c phi^k (an AR(1) signal plus white
-        # noise): phi = (D3 - D2) / (D2 - D1), gamma0 and the long-run variance follow
-        phi = min((d3 - d2) / (d2 - d1), 0.95)
-        gamma0 = d1 / 2.0 + (d2 - d1) / (2.0 * (1.0 - phi))
-        lrv_arma = gamma0 + (d2 - d1) / (1.0 - phi) ** 2
-        factor = max(factor, lrv_arma / var)
-    b = math.ceil(math.sqrt(n))
-    k = n // b
-    if k >= 4:
-        blocks = u[: k * b].reshape(k, b).mean(axis=1)
-        # mean of the smallest 90% of squared differences, over its chi²(1) value:
-        # robust to a few jumps (a shift, the end of a warm-up), 4x fewer wasted blocks
-        # than a median
-        sq = np.sort(np.diff(blocks) ** 2)
-        keep = max(1, int(_TRIM_KEEP * sq.size))
-        lrv = b * float(np.mean(sq[:keep])) / _CHI2_1_TRIMMED / 2.0
-        factor = max(factor, lrv / var)
-    return max(factor, 1.0)
+#: the drift test runs at this fraction of ``alpha`` (a drift ends the steady state)
+_DRIFT_ALPHA_SHARE = 0.2
+#: report the left-out samples when more than this share of the series
+_MASK_REPORT = 0.05
 
 
-def despike(x: Float64Array, min_size: int, k: float = _DESPIKE_K) -> Float64Array:
-    """Replace samples far from their local median by that median (bursts and spikes).
-
-    The local median is the running median over 2·min_size + 1 samples; a sample whose
-    residual from it exceeds ``k`` robust standard deviations of all residuals
-    (1.4826 · MAD) is replaced by the median of the unflagged samples in its window. A
-    burst shorter than ``min_size`` holds less than half of every window, so the running median ignores it and the burst
-    is removed, while a genuine level shift (at least ``min_size`` long) moves the running
-    median with it and is kept.
-    """
-    if x.size < 3:
-        return x
-    med = ndimage.median_filter(x, size=2 * min_size + 1, mode="nearest")
-    resid = x - med
-    scale = 1.482602218505602 * float(np.median(np.abs(resid - np.median(resid))))
-    if not scale > 0:
-        return x
-    bad = np.abs(resid) > k * scale
-    if not bad.any():
-        return x
-    # replace by the median of the unflagged samples of the window (the plain running
-    # median is biased towards the burst when the burst fills almost half the window)
-    h = min_size
-    clean = np.where(bad, np.nan, x)
-    padded = np.concatenate([np.full(h, np.nan), clean, np.full(h, np.nan)])
-    idx = np.flatnonzero(bad)
-    windows = np.lib.stride_tricks.sliding_window_view(padded, 2 * h + 1)[idx]
-    with _warnings.catch_warnings():
-        _warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN window: keep med
-        local = np.nanmedian(windows, axis=1)
-    out = x.copy()
-    out[idx] = np.where(np.isnan(local), med[idx], local)
-    return out
-
-
-def _weighted_tail(c: float, eps: float) -> float:
-    """P(sup_{ε≤t≤1−ε} |B(t)| / √(t(1−t)) > c) for a Brownian bridge B, by the
-    approximation c φ(c)(1 − 1/c²) log((1−ε)²/ε²) + 4 φ(c)/c (Siegmund; Csörgő & Horváth
-    1997, §1.3); checked by simulation of rank bridges (2.1% for a nominal 2.5%)."""
-    phi = float(stats.norm.pdf(c))
-    return c * phi * (1.0 - 1.0 / (c * c)) * math.log((1.0 - eps) ** 2 / eps**2) + 4.0 * phi / c
-
-
-@functools.lru_cache(maxsize=256)
-def _weighted_critical(level: float, eps: float) -> float:
-    """Critical value of the standardised scan at ``level`` for trimming ``eps``."""
-    return float(optimize.brentq(lambda c: _weighted_tail(c, eps) - level, 1.5, 12.0))
-
-
-def rank_cusum(x: Float64Array) -> tuple[Float64Array, float]:
-    """Standardised CUSUM of the ranks of ``x`` at every split point, and the long-run
-    variance factor used.
-
-    Element ``k`` (k = 0..n−2) is the statistic for the split between x[k] and x[k+1],
-    i.e. for the change location τ = k + 1:
-    B(τ) = Σ_{i<τ} (r_i − r̄) / (√n · sd(r) · √f), a Brownian bridge under a stationary
-    series (r = mid-ranks, f = :func:`long_run_factor` of the ranks).
-    """
-    n = x.size
-    r = stats.rankdata(x) / n
-    sd = float(np.std(r))
-    if not sd > 0:
-        return np.zeros(max(n - 1, 0)), 1.0
-    c = r - r.mean()
-    factor = long_run_factor(r)
-    cus: Float64Array = np.cumsum(c)[:-1] / (math.sqrt(n) * sd * math.sqrt(factor))
-    return cus, factor
-
-
-def _two_sample_z(left: Float64Array, right: Float64Array) -> float:
-    """Rank two-sample z (Mann–Whitney with a long-run variance factor)."""
-    nl, nr = left.size, right.size
-    both = np.concatenate([left, right])
-    r = stats.rankdata(both) / both.size
-    sd = float(np.std(r))
-    if not sd > 0:
-        return 0.0
-    factor = long_run_factor(r)
-    diff = float(r[nl:].mean() - r[:nl].mean())
-    return diff / (sd * math.sqrt(factor) * math.sqrt(1.0 / nl + 1.0 / nr))
-
-
-def _edm_iv(n: int, min_size: int, alpha: float, max_changes: int | None) -> None:
+def _edm_iv(min_size: int, alpha: float, max_changes: int | None) -> None:
     if isinstance(min_size, bool) or not isinstance(min_size, (int, np.integer)) or min_size < 2:
         raise ValueError(f"min_size: must be an integer >= 2, got {min_size!r}")
     if not 0.0 < alpha < 1.0:
@@ -184,161 +62,270 @@ def _edm_iv(n: int, min_size: int, alpha: float, max_changes: int | None) -> Non
         raise ValueError(f"max_changes: must be None or an integer >= 0, got {max_changes!r}")
 
 
+def _split(y: Float64Array, m: int) -> tuple[float, int]:
+    """Largest standardised self-normalised CUSUM of ``y`` over m ≤ k ≤ L − m, and the
+    split: the arg-max of the standardised CUSUM |S_k − (k/L)S_L| / √(λ(1 − λ)), the
+    least-squares location of one shift, weighted so that changes near the ends are
+    placed as well as central ones."""
+    length = y.size
+    g, cusum = scan_and_cusum(y)
+    stat = float(g[m - 1 : length - m].max())
+    lam = np.arange(m, length - m + 1) / length
+    k = m + int(np.argmax(np.abs(cusum[m - 1 : length - m]) / np.sqrt(lam * (1.0 - lam))))
+    return stat, k
+
+
+def _intervals(length: int, m: int, depth: int) -> list[tuple[int, int]]:
+    """The segment itself and, down to ``depth`` levels, its halves, quarters, … with
+    half-length overlaps (seeded intervals, Kovács et al. 2023), each at least 4·m long."""
+    out = [(0, length)]
+    for d in range(1, depth):
+        width = length >> d
+        if width < 4 * m:
+            break
+        step = width // 2
+        out.extend((s, s + width) for s in range(0, length - width + 1, step))
+    return out
+
+
+def _best_split(
+    y: Float64Array, m: int, hurst: float, alpha: float, depth: int
+) -> tuple[float, float, int] | None:
+    """The split of ``y`` over its seeded intervals (weighted Bonferroni: the whole
+    segment at alpha/2, the other intervals share alpha/2): (statistic, p-value,
+    location) or None. When the whole segment is significant it is split there; only
+    otherwise are the smaller intervals scanned, and the most significant one is used
+    (the same rejection region, a quarter of the work on segments with a clear change)."""
+    spans = _intervals(int(y.size), m, depth)
+    share = 1.0 if len(spans) == 1 else 0.5
+    best: tuple[float, float, int, float] | None = None
+    for j, (a, b) in enumerate(spans):
+        if j == 1 and best is not None:
+            break
+        weight = share if j == 0 else (1.0 - share) / (len(spans) - 1)
+        length = b - a
+        eps = m / length
+        stat, k = _split(y[a:b], m)
+        ratio = stat / change_critical_value(hurst, eps, alpha * weight)
+        if ratio > 1.0 and (best is None or ratio > best[3]):
+            p = min(1.0, change_pvalue(stat, hurst, eps) / weight)
+            best = (stat, p, a + k, ratio)
+    return None if best is None else best[:3]
+
+
+def _percent(v: float) -> str:
+    return f"{100.0 * v:+.1f}%"
+
+
 def edm(
     x: ArrayLike,
     *,
     min_size: int = 30,
     alpha: float = 0.05,
     max_changes: int | None = None,
+    depth: int = 2,
 ) -> ChangePoints:
-    """Robust E-Divisive-with-Medians change points: rank CUSUM binary segmentation with
-    a calibrated false-alarm rate.
+    """Robust change points of the level: self-normalised binary segmentation that holds
+    under dependence, with drift and alternating modes named instead of listed as shifts.
 
     Parameters
     ----------
     x : array_like
         The series, in time order (1-d, finite).
     min_size : int
-        No segment is shorter than this, and a change is kept only if it is still
-        significant when the ``min_size − 1`` samples on each side of it are ignored, so
-        a lone spike or a burst shorter than ``min_size`` never makes a change point.
+        No segment is shorter than this; bursts shorter than this are left out as spikes.
     alpha : float
         Family-wise false-alarm rate on a stationary series: the chance of reporting any
-        change at all when there is none (asymptotically, for independent samples and for
-        short-range dependence such as AR(1)).
+        shift at all when there is none (between 0.001 and 0.2, the range of the tables).
+        It holds for independent samples, short-range dependence and long-range
+        dependence up to H = 0.99 alike.
     max_changes : int, optional
-        Stop after this many changes.
+        Report at most this many changes (the most significant; drift and modes are
+        judged on all of them).
+    depth : int
+        Levels of seeded intervals each segment is tested on (1: the segment only; 2, the
+        default: also its halves and its middle half, each test at a Bonferroni share of
+        ``alpha``), so that a second change cannot hide the first.
 
     Returns
     -------
     ChangePoints
         ``method="edm"``; ``statistic`` is the scan statistic of the segment the change was
-        found in (sup|B|, or the standardised one when only that was significant) and
-        ``pvalue`` its asymptotic p-value, doubled for the two scans.
+        found in and ``pvalue`` its approximate p-value from the tables (0.001 stands for
+        "0.001 or less", 0.2 for "0.2 or more"). ``drift`` and ``modes`` are set, and
+        ``locations`` then holds no shift they explain, when the level drifts or
+        alternates; ``params`` records the Hurst exponent used.
 
     Notes
     -----
-    For a segment of length L with mid-ranks r_i (within the segment) let
-    B(τ) = Σ_{i<τ}(r_i − r̄) / (√L · sd(r) · √f), m ≤ τ ≤ L − m. Under a stationary
-    series B is asymptotically a Brownian bridge. Two scans share the level α: the
-    segment is split at the arg-max of |B| when sup|B| exceeds the 1 − α/2 quantile of the
-    Kolmogorov distribution (1.48 for α = 0.05), else at the arg-max of the standardised
-    |B(τ)| / √(λ(1 − λ)) (λ = τ/L, far more power for changes near the ends of the segment,
-    e.g. the end of a short warm-up) when that exceeds its 1 − α/2 critical value for the
-    trimming ε = m/L (the approximation c φ(c)(1 − 1/c²) log((1−ε)²/ε²) + 4φ(c)/c, about
-    3.5 for L = 2000, m = 30). Restricting τ to integers only makes both tests more
-    conservative. f corrects for serial dependence (:func:`long_run_factor`, robust to level
-    shifts). Binary segmentation then recurses into both halves. Because the first scan
-    covers the whole series, the family-wise false-alarm rate on a stationary series is
-    that of one test, at most α. Finally every change is re-tested with a rank two-sample
-    z on its neighbouring segments with a guard band of min_size − 1 samples removed next
-    to it (each side must keep at least 5 samples); the weakest change with
-    |z| < z_{1−α/2} is dropped and the test repeated.
+    1. *Spikes out.* Samples more than 5 robust sd from the running median over
+       2 min_size + 1 samples are left out (:func:`~._structure.spike_mask`); the tests
+       below see the remaining samples y in time order.
+    2. *Dependence.* H is estimated from the slope of the trimmed Hadamard variance of
+       block means of y (robust to steps and linear drift; a stand-in until the dependence
+       assessment of issue 20 provides it), and H⁺ = min(H + 0.015 + 3.6/√n, 0.99) (its
+       bias plus 1.5 standard errors) is used below.
+    3. *Search.* Binary segmentation over seeded intervals. A segment of length L is
+       tested on itself and (``depth=2``) on its halves and its middle half: on each
+       interval the statistic max_{m ≤ k ≤ L'−m} G(k)/(λ(1−λ)), with G the
+       self-normalised CUSUM of Shao & Zhang (2010) (:func:`~._selfnorm.sn_change_scan`),
+       is compared with c(H⁺, m/L', α_j), the Monte-Carlo quantile of its maximum under
+       fractional Gaussian noise; the whole segment gets α_j = α/2 and the three others
+       α/6 each (weighted Bonferroni), so that a second change, which inflates the
+       self-normaliser of the first on the whole segment, cannot hide it. The split is
+       placed at the arg-max of the standardised CUSUM of the whole segment when that is
+       significant, else of the most significant smaller interval.
+       Because the first scan covers the whole series, the chance of any false shift on
+       a stationary series is that of one family of tests, at most α.
+    4. *Drift.* When the self-normalised trend statistic exceeds its critical value at
+       α/5 and a straight line fits y at least as well as the steps found, the result
+       carries a ``drift`` (slope per 1000 samples, total change) and no shifts.
+    5. *Modes.* When the running median keeps returning to two levels at least 6
+       within-mode spreads apart (two visits each or more), the result carries ``modes``
+       (levels, mean sojourns) and the shifts between modes are dropped; a shift from a
+       level that is not a mode (a warm-up before the modes start) stays.
 
-    Before the scan, spikes and bursts (samples more than 5 robust standard deviations
-    from the running median over 2 min_size + 1 samples) are replaced by the median of
-    the clean samples around them (:func:`despike`), so bursts shorter than min_size do
-    not move the ranks. Segment medians and means are still computed on the raw data.
+    Segment medians and means are computed on all samples, spikes included.
 
-    Deviation from EDM (James et al.): the median difference is replaced by the rank
-    (Wilcoxon) difference, the median's natural two-sample statistic, because it can be
-    computed at all split points by a cumulative sum and has a distribution-free null;
-    the segments are still summarised by their medians. The range scaling of
-    BreakoutDetection is dropped (ranks need no scaling). Cost: one sort per segment and
-    level, O(n log n) per pass.
+    Deviation from EDM (James et al.): the median-difference statistic with a permutation
+    test becomes a self-normalised CUSUM of the spike-free values with tabulated critical
+    values, because the permutation null of EDM assumes exchangeable (independent)
+    samples and invents shifts wherever the level wanders; the segments are still
+    summarised by their medians. The range scaling of BreakoutDetection is dropped.
+    Cost: O(n log n) for the running median, O(n) per level of the segmentation.
 
     References
     ----------
-    seed 001: Li et al., "Pilot: a framework that understands how to do performance
-    benchmarks the right way", MASCOTS 2016. N. A. James, A. Kejariwal, D. S. Matteson,
-    arXiv:1411.7955 (2014). H. Dehling, R. Fried, I. Garcia, M. Wendler, "Change-point
-    detection under dependence based on two-sample U-statistics" (2015),
-    doi:10.1007/978-1-4939-3076-0_12. L. Horváth, M. Hušková, "Change-point detection in
-    panel data" / Csörgő & Horváth, Limit Theorems in Change-Point Analysis (1997).
+    X. Shao, X. Zhang, "Testing for change points in time series", J. Amer. Statist.
+    Assoc. 105 (2010) 1228–1240, doi:10.1198/jasa.2010.tm10103. A. Betken, "Testing for
+    change-points in long-range dependent time series by means of a self-normalized
+    Wilcoxon test", J. Time Ser. Anal. 37 (2016) 785–809, doi:10.1111/jtsa.12187.
+    S. Kovács, P. Bühlmann, H. Li, A. Munk, "Seeded binary segmentation: a general
+    methodology for fast and optimal changepoint detection", Biometrika 110 (2023)
+    249–256, doi:10.1093/biomet/asac052.
+    N. A. James, A. Kejariwal, D. S. Matteson, "Leveraging cloud data to mitigate user
+    experience from 'breaking bad'", arXiv:1411.7955 (2014). T. J. Vogelsang, "Trend
+    function hypothesis testing in the presence of serial correlation", Econometrica 66
+    (1998) 123–148, doi:10.2307/2998543. D. W. Allan, "Statistics of atomic frequency
+    standards", Proc. IEEE 54 (1966) 221–230, doi:10.1109/PROC.1966.4634.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tsanalyze.datasets import simulate_series
+    >>> x = simulate_series(1000, noise="gaussian", phi=0.5, shifts=((500, 0.02),), rng=1).x
+    >>> edm(x).locations
+    (500,)
     """
     arr = as_series_array(x, "x", min_size=0)
     n = int(arr.size)
-    _edm_iv(n, min_size, alpha, max_changes)
+    _edm_iv(min_size, alpha, max_changes)
     m = int(min_size)
-    crit = float(stats.kstwobign.isf(alpha / 2.0))
-    zcrit = float(special.ndtri(1.0 - alpha / 2.0))
-    params = {"min_size": m, "alpha": alpha, "critical_value": crit, "max_changes": max_changes}
+    params: dict[str, object] = {"min_size": m, "alpha": float(alpha), "max_changes": max_changes}
     warnings: list[Finding] = []
+
+    def result(
+        locations: tuple[int, ...] = (),
+        statistic: tuple[float, ...] = (),
+        pvalue: tuple[float, ...] = (),
+        **extra: object,
+    ) -> ChangePoints:
+        return ChangePoints(
+            method="edm",
+            locations=locations,
+            segments=segment_table(arr, locations),
+            n=n,
+            min_size=m,
+            statistic=statistic,
+            pvalue=pvalue,
+            params=params,
+            warnings=tuple(warnings),
+            **extra,  # type: ignore[arg-type]
+        )
+
     if n < 2 * m:
         warnings.append(
             Finding("too-short", f"{n} samples cannot hold two segments of min_size={m}", "info")
         )
-        return ChangePoints(
-            method="edm",
-            locations=(),
-            segments=segment_table(arr, ()),
-            n=n,
-            min_size=m,
-            params=params,
-            warnings=tuple(warnings),
+        return result()
+    keep = spike_mask(arr, m)
+    idx = np.flatnonzero(keep)
+    y = arr[idx]
+    left_out = n - int(idx.size)
+    params["left_out"] = left_out
+    if left_out > _MASK_REPORT * n:
+        warnings.append(
+            Finding(
+                "spikes-left-out",
+                f"{left_out} of {n} samples ({left_out / n:.0%}) lie far from their local "
+                "median (delays, spikes or bursts) and were left out of the level tests",
+                "info",
+            )
         )
-    work = despike(arr, m)
+    if y.size < 2 * m or float(y.max()) == float(y.min()):
+        return result()
+    hurst = robust_hurst(y)
+    hurst_upper = min(max(hurst + hurst_margin(int(y.size)), 0.5), HURST_MAX)
+    params["hurst"] = hurst
+    params["hurst_upper"] = hurst_upper
+    params["critical_value"] = change_critical_value(hurst_upper, m / y.size, alpha)
     found: dict[int, tuple[float, float]] = {}
-    stack = [(0, n)]
-    limit = n if max_changes is None else int(max_changes)
-    while stack and len(found) < limit:
+    stack = [(0, int(y.size))]
+    while stack:
         a, b = stack.pop()
         if b - a < 2 * m:
             continue
-        length = b - a
-        cus, _ = rank_cusum(work[a:b])
-        window = np.abs(cus[m - 1 : length - m])  # tau = m .. L-m
-        k = int(np.argmax(window))
-        stat = float(window[k])
-        if stat > crit:
-            pval = min(1.0, 2.0 * float(stats.kstwobign.sf(stat)))
-        else:
-            # standardised scan: more power for changes near the ends of the segment
-            lam = np.arange(m, length - m + 1) / length
-            weighted = window / np.sqrt(lam * (1.0 - lam))
-            k = int(np.argmax(weighted))
-            stat = float(weighted[k])
-            eps = m / length
-            if not stat > _weighted_critical(alpha / 2.0, round(eps, 6)):
-                continue
-            pval = min(1.0, 2.0 * _weighted_tail(stat, eps))
-        tau = a + m + k
-        found[tau] = (stat, pval)
-        stack.append((tau, b))
-        stack.append((a, tau))
-    locations = sorted(found)
-    # guard-band pruning: drop the weakest change that is not significant without the
-    # min_size - 1 samples next to it, until all remaining ones are
-    g = m - 1
-
-    def guard_z(j: int) -> float:
-        # |z| of change j (index into locations) against its current neighbours
-        a = locations[j - 1] if j > 0 else 0
-        b = locations[j + 1] if j + 1 < len(locations) else n
-        left = work[a : max(a, locations[j] - g)]
-        right = work[min(b, locations[j] + g) : b]
-        return abs(_two_sample_z(left, right)) if min(left.size, right.size) >= _MIN_SIDE else 0.0
-
-    zs = [guard_z(j) for j in range(len(locations))]
-    while locations:
-        j = int(np.argmin(zs))
-        if zs[j] >= zcrit:
-            break
-        del locations[j]
-        del zs[j]
-        for k in (j - 1, j):  # only the two neighbours of the removed change moved
-            if 0 <= k < len(locations):
-                zs[k] = guard_z(k)
-    statistic = tuple(found[t][0] for t in locations)
-    pvalue = tuple(found[t][1] for t in locations)
-    return ChangePoints(
-        method="edm",
-        locations=tuple(locations),
-        segments=segment_table(arr, locations),
-        n=n,
-        min_size=m,
-        statistic=statistic,
-        pvalue=pvalue,
-        params=params,
-        warnings=tuple(warnings),
+        hit = _best_split(y[a:b], m, hurst_upper, alpha, depth)
+        if hit is None:
+            continue
+        stat, p, k = hit
+        found[a + k] = (stat, p)
+        stack.append((a + k, b))
+        stack.append((a, a + k))
+    inner = sorted(found)
+    drift = find_drift(y, idx, inner, hurst_upper, _DRIFT_ALPHA_SHARE * alpha, n)
+    if drift is not None:
+        inner = []
+        warnings.append(
+            Finding(
+                "drift",
+                f"the level drifts by {_percent(drift.total_change)} over the run "
+                f"({_percent(drift.slope_per_1000)} per 1000 samples) instead of stepping",
+                "warning",
+            )
+        )
+    noise = local_noise(y, m)
+    modes = find_modes(y, idx, m, noise)
+    if modes is None and inner:  # a warm-up at its own level before the modes start
+        later = find_modes(y[inner[0] :], idx[inner[0] :], m, noise)
+        modes = later if later is not None and later.visits[0] + later.visits[1] >= 5 else None
+    if modes is not None:
+        gap = abs(modes.levels[1] - modes.levels[0])
+        bounds = [0, *inner, int(y.size)]
+        meds = [float(np.median(y[a:b])) for a, b in itertools.pairwise(bounds)]
+        near = [min(abs(v - lv) for lv in modes.levels) <= 0.25 * gap for v in meds]
+        inner = [t for j, t in enumerate(inner) if not (near[j] and near[j + 1])]
+        warnings.append(
+            Finding(
+                "mode-switching",
+                "the series alternates between "
+                + " and ".join(f"{v:.6g}" for v in modes.levels)
+                + " (mean visits "
+                + " and ".join(f"{s:.0f}" for s in modes.mean_sojourn)
+                + " samples; "
+                + f"{sum(modes.visits)} visits): modes, not shifts",
+                "warning",
+            )
+        )
+    if max_changes is not None and len(inner) > max_changes:  # keep the strongest
+        strongest = sorted(inner, key=lambda t: (found[t][1], -found[t][0]))[: int(max_changes)]
+        inner = sorted(strongest)
+    locations = tuple(int(idx[t]) for t in inner)
+    params["hurst"] = hurst if math.isfinite(hurst) else None
+    return result(
+        locations,
+        tuple(found[t][0] for t in inner),
+        tuple(found[t][1] for t in inner),
+        drift=drift,
+        modes=modes,
     )

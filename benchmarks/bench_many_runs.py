@@ -1,0 +1,154 @@
+"""Many small runs, fast (issue 24): the report over 10, 100 and 1000 runs beside pandas.
+
+A CI history is many small runs: here runs of 5 interleaved benchmarks x 1000 rounds
+each, simulated once into ``--dir`` (kept for the next call). For each number of runs,
+two commands run in fresh processes, one after the other, so both see the same load:
+
+- *pandas*: read the run files and compute the median and mean per (run, benchmark),
+  the least anyone would do (start-up and imports included, as for the report);
+- *report*: ``tsanalyze report DIR --format json --seed 1 -q`` (all cores).
+
+Then the time per series of ``analyze_series`` at 10^3, 10^4 and 10^5 samples, and the
+start-up (best of 3): ``python -c "import tsanalyze"`` and ``tsanalyze --help``.
+
+Targets (issue 24): report over 100 runs <= 10x pandas over the same files; report over
+1000 runs <= 11x the report over 100; ``import tsanalyze`` and ``--help`` <= 0.3 s.
+The machine may be shared: the load average is printed before and after, and only the
+ratios measured within one call mean anything.
+
+Run: ``python benchmarks/bench_many_runs.py [--dir DIR] [--runs 10 100 1000] [--repeat 1]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+BENCHMARKS = 5
+ROUNDS = 1000
+
+PANDAS = """
+import glob, sys
+import pandas as pd
+files = sorted(glob.glob(sys.argv[1] + "/*.parquet"))
+df = pd.concat([pd.read_parquet(f, columns=["run", "benchmark", "ns", "evals"]) for f in files],
+               ignore_index=True)
+df["t"] = df["ns"] / df["evals"]
+out = df.groupby(["run", "benchmark"], observed=True)["t"].agg(["median", "mean"])
+print(len(out))
+"""
+
+
+def make_runs(directory: Path, n_runs: int) -> Path:
+    """``n_runs`` run files of 5 benchmarks x 1000 rounds in ``directory/runs-N`` (reused)."""
+    from tsanalyze.datasets import simulate_run
+    from tsanalyze.io.runs import write_run
+
+    out = directory / f"runs-{n_runs}"
+    if out.is_dir() and len(list(out.glob("*.parquet"))) == n_runs:
+        return out
+    out.mkdir(parents=True, exist_ok=True)
+    bench = {f"b{i}": 1000.0 * (1 + i / 4) for i in range(BENCHMARKS)}
+    for k in range(n_runs):
+        path = out / f"run{k:04d}.parquet"
+        if path.exists():
+            continue
+        sim = simulate_run(bench, n_rounds=ROUNDS, rng=1000 + k, run=f"run{k:04d}")
+        (meta,) = sim.frame.attrs["runs"].values()
+        write_run(sim.frame, path, meta)
+    return out
+
+
+def timed(args: list[str]) -> float:
+    t0 = time.perf_counter()
+    proc = subprocess.run(args, capture_output=True, text=True, check=False)
+    secs = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(args[:4])}...: exit {proc.returncode}\n{proc.stderr[-2000:]}")
+    return secs
+
+
+def best_of(args: list[str], k: int = 3) -> float:
+    return min(timed(args) for _ in range(k))
+
+
+def per_series() -> list[tuple[int, float]]:
+    from tsanalyze.analysis.series import analyze_series
+    from tsanalyze.datasets import simulate_series
+
+    out = []
+    for n in (1_000, 10_000, 100_000):
+        xs = [simulate_series(n, noise="delay", rng=k).x for k in range(3)]
+        analyze_series(xs[0], rng=1)  # warm (imports, compiled kernels)
+        times = []
+        for x in xs:
+            t0 = time.perf_counter()
+            analyze_series(x, rng=1)
+            times.append(time.perf_counter() - t0)
+        out.append((n, min(times)))
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--dir", type=Path, default=None, help="where the run files are kept")
+    ap.add_argument("--runs", type=int, nargs="+", default=[10, 100, 1000])
+    ap.add_argument("--repeat", type=int, default=1, help="report timings: best of this many")
+    ap.add_argument("--skip-series", action="store_true")
+    opts = ap.parse_args()
+    directory = opts.dir or Path(tempfile.gettempdir()) / "tsanalyze-bench-many-runs"
+    print(f"load average at start: {os.getloadavg()[0]:.1f} ({os.cpu_count()} cores)")
+    py = sys.executable
+    cli = [py, "-m", "tsanalyze"]
+
+    t0 = time.perf_counter()
+    dirs = {n: make_runs(directory, n) for n in opts.runs}
+    print(f"run files ready in {time.perf_counter() - t0:.1f} s ({directory})")
+
+    print("\nruns  series  pandas (s)  report (s)  report/pandas")
+    report_time: dict[int, float] = {}
+    ratio: dict[int, float] = {}
+    for n, d in dirs.items():
+        pd_s = min(timed([py, "-c", PANDAS, str(d)]) for _ in range(opts.repeat))
+        rep_s = min(
+            timed([*cli, "report", str(d), "--format", "json", "--seed", "1", "-q"])
+            for _ in range(opts.repeat)
+        )
+        report_time[n], ratio[n] = rep_s, rep_s / pd_s
+        print(f"{n:>4}  {n * BENCHMARKS:>6}  {pd_s:>10.2f}  {rep_s:>10.2f}  {rep_s / pd_s:>13.1f}")
+
+    if not opts.skip_series:
+        print("\nanalyze_series, best of 3 (delay noise):")
+        for n, secs in per_series():
+            print(f"  n = {n:>7,}: {secs * 1000:8.1f} ms per series")
+
+    imp = best_of([py, "-c", "import tsanalyze"])
+    hlp = best_of([*cli, "--help"])
+    bare = best_of([py, "-c", "pass"])
+    print(
+        f"\nstart-up, best of 3: import tsanalyze {imp:.3f} s, tsanalyze --help {hlp:.3f} s "
+        f"(python -c pass: {bare:.3f} s)"
+    )
+    print(f"load average at end: {os.getloadavg()[0]:.1f}")
+
+    print("\nissue 24, done when:")
+    if 100 in ratio:
+        print(
+            f"  report(100 runs) / pandas = {ratio[100]:.1f} (<= 10: {'met' if ratio[100] <= 10 else 'NOT met'})"
+        )
+    if 100 in report_time and 1000 in report_time:
+        g = report_time[1000] / report_time[100]
+        print(
+            f"  report(1000 runs) / report(100 runs) = {g:.1f} (<= 11: {'met' if g <= 11 else 'NOT met'})"
+        )
+    ok = imp <= 0.3 and hlp <= 0.3
+    print(f"  import {imp:.2f} s, --help {hlp:.2f} s (<= 0.3 s: {'met' if ok else 'NOT met'})")
+
+
+if __name__ == "__main__":
+    main()
