@@ -42,6 +42,7 @@ from scipy.stats import norm
 from tsanalyze import datasets
 from tsanalyze._typing import ArrayLike, Float64Array, RNGType
 from tsanalyze._validation import check_positive_int, check_rng
+from tsanalyze.errors import InvalidArgumentError
 
 SimulatedSeries = datasets.SimulatedSeries
 Truth = datasets.Truth
@@ -99,7 +100,7 @@ def fgn_autocovariance(lags: ArrayLike, hurst: float) -> Float64Array:
 
 def _hurst_iv(hurst: float) -> float:
     if not (isinstance(hurst, (int, float)) and 0.0 < float(hurst) < 1.0):
-        raise ValueError(f"hurst: must be in (0, 1), got {hurst!r}")
+        raise InvalidArgumentError(f"hurst: must be in (0, 1), got {hurst!r}")
     return float(hurst)
 
 
@@ -160,10 +161,10 @@ def _ar_iv(
 ) -> tuple[Float64Array, Float64Array]:
     p = np.asarray(phis, dtype=np.float64)
     if p.ndim != 1 or p.size == 0 or not np.all(np.abs(p) < 1.0):
-        raise ValueError(f"phis: must be one or more AR(1) coefficients in (-1, 1), got {phis!r}")
+        raise InvalidArgumentError(f"phis: must be one or more AR(1) coefficients in (-1, 1), got {phis!r}")
     v = np.full(p.size, 1.0 / p.size) if variances is None else np.asarray(variances, dtype=float)
     if v.shape != p.shape or not np.all(v >= 0) or not v.sum() > 0:
-        raise ValueError(f"variances: must be {p.size} values >= 0, not all 0, got {variances!r}")
+        raise InvalidArgumentError(f"variances: must be {p.size} values >= 0, not all 0, got {variances!r}")
     return p, v
 
 
@@ -273,7 +274,7 @@ def markov_stationary(sojourns: Sequence[float]) -> Float64Array:
     """
     s = np.asarray(sojourns, dtype=np.float64)
     if s.shape != (2,) or not np.all(s >= 1.0):
-        raise ValueError(f"sojourns: must be two mean sojourns >= 1, got {sojourns!r}")
+        raise InvalidArgumentError(f"sojourns: must be two mean sojourns >= 1, got {sojourns!r}")
     return np.asarray(s / s.sum())
 
 
@@ -366,11 +367,11 @@ def _mixture_truth(
 
 def _simulate_dependent_iv(process: str, scale: float, t0: float) -> None:
     if process not in _PROCESSES:
-        raise ValueError(f"process: expected one of {', '.join(_PROCESSES)}, got {process!r}")
+        raise InvalidArgumentError(f"process: expected one of {', '.join(_PROCESSES)}, got {process!r}")
     if not (isinstance(scale, (int, float)) and scale >= 0):
-        raise ValueError(f"scale: must be >= 0, got {scale!r}")
+        raise InvalidArgumentError(f"scale: must be >= 0, got {scale!r}")
     if not (isinstance(t0, (int, float)) and t0 > 0):
-        raise ValueError(f"t0: must be > 0, got {t0!r}")
+        raise InvalidArgumentError(f"t0: must be > 0, got {t0!r}")
 
 
 def simulate_dependent(
@@ -458,7 +459,7 @@ def simulate_dependent(
     else:
         lv = np.asarray(levels, dtype=np.float64)
         if lv.shape != (2,) or not np.all(np.isfinite(lv)):
-            raise ValueError(f"levels: must be two finite relative levels, got {levels!r}")
+            raise InvalidArgumentError(f"levels: must be two finite relative levels, got {levels!r}")
         pi = markov_stationary(sojourns)
         s = markov_modes(n, sojourns, size=size, rng=gen)
         e = gen.standard_normal(s.shape)

@@ -138,3 +138,21 @@ def test_estimate_refuses_or_widens() -> None:
     assert estimate(iid).method == "order-statistic"
     with pytest.raises(ValueError, match="dependence"):
         estimate(iid, dependence=d)
+
+
+def test_a_short_visit_to_another_level_is_regime_switching() -> None:
+    # too brief for a density mode (4% of the series) but far from the bulk in one long
+    # stretch: a regime, not outliers. The same values scattered are outliers.
+    g = np.random.default_rng(31)
+    x = 1000.0 + 10.0 * g.standard_normal(200)
+    visit = x.copy()
+    visit[120:128] += 50.0
+    r = regimes(visit)
+    assert r.switching and r.n_modes == 2 and r.locations[1] > 1040
+    assert "regime-switching" in [f.code for f in assess_dependence(visit).findings]
+    scattered = x.copy()
+    scattered[::25] += 50.0
+    assert not regimes(scattered).switching
+    # heavy tails alone are not regimes
+    t3 = 1000.0 + 10.0 * g.standard_t(3, size=(50, 200))
+    assert np.mean([regimes(row).switching for row in t3]) <= 0.04

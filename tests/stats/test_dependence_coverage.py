@@ -101,15 +101,18 @@ def test_three_scale_ar_sum_n2000() -> None:
 def test_markov_modes(n: int) -> None:
     # two modes 5% apart, mean sojourns 100 and 43. A series that never switched is an
     # i.i.d. sample of one mode: nothing in it shows the other (10% of series at n = 200,
-    # 52% at n = 50), so the claim is about the series that did switch.
+    # 52% at n = 50), and one that visited the other mode for under 5% of its samples
+    # (1 to 9 samples at n = 200) shows it as a few outliers; the claim is about the
+    # series that show both modes.
     rng = np.random.default_rng(22 + n)
     reps = 300
     s = markov_modes(n, (100.0, 43.0), size=reps, rng=rng)
     x = 1000.0 * (1.0 + 0.05 * s + 0.01 * rng.standard_normal(s.shape))
     t = simulate_dependent(10, "markov-modes", rng=1).truth
     res = _run(x, {"median": t.median, "mean": t.mean, "trimmed_mean": t.trimmed_mean})
-    switched = (np.diff(s, axis=1) != 0).any(axis=1)
-    _check(res, switched)
+    share = s.mean(axis=1)
+    both = np.minimum(share, 1.0 - share) * n >= max(3.0, 0.05 * n)
+    _check(res, both)
 
 
 @pytest.mark.slow

@@ -11,6 +11,7 @@ import math
 
 from tsanalyze._result import Finding, Result
 from tsanalyze._validation import check_positive_int
+from tsanalyze.errors import InvalidArgumentError
 
 __all__ = ["ActionStatistics", "action_statistics"]
 
@@ -69,9 +70,9 @@ def action_statistics(block_mean: float, block_sd: float, evals: int) -> ActionS
     """
     a = check_positive_int(evals, "evals")
     if not math.isfinite(block_mean):
-        raise ValueError(f"block_mean: must be finite, got {block_mean!r}")
+        raise InvalidArgumentError(f"block_mean: must be finite, got {block_mean!r}")
     if not (math.isfinite(block_sd) and block_sd >= 0):
-        raise ValueError(f"block_sd: must be finite and >= 0, got {block_sd!r}")
+        raise InvalidArgumentError(f"block_sd: must be finite and >= 0, got {block_sd!r}")
     note = Finding(
         "sd-scaled-by-sqrt-evals",
         f"per-evaluation mean = sample mean / {a}; per-evaluation sd = sample sd / sqrt({a}), "

@@ -32,6 +32,7 @@ import numpy as np
 from tsanalyze._result import Finding, Result
 from tsanalyze._typing import ArrayLike, Float64Array
 from tsanalyze._validation import as_series_array, check_confidence_level
+from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.autocorrelation import (
     block_means,
     integrated_autocorrelation_time,
@@ -116,7 +117,7 @@ class Dependence(Result):
         Lag-1 autocorrelation of the samples.
     subsession_size : int or None
         Pilot's subsession size (smallest m with |lag-1 of block means| <= threshold).
-    effective_n : float
+    effective_sample_size : float
         n / variance_inflation.
     correlation_time : float
         Largest of Geyer's integrated autocorrelation time and the variance-time ratio at
@@ -150,7 +151,7 @@ class Dependence(Result):
     supports_interval: bool = True
     lag1: float = math.nan
     subsession_size: int | None = None
-    effective_n: float = math.nan
+    effective_sample_size: float = math.nan
     correlation_time: float = math.nan
     variance_ratio: float = math.nan
     long_memory_statistic: float = math.nan
@@ -265,7 +266,7 @@ def long_run_variance(x: ArrayLike, dependence: Dependence | None = None) -> flo
     a = as_series_array(x, "x", min_size=1)
     dep = assess_dependence(a) if dependence is None else dependence
     if dep.n != a.size:
-        raise ValueError(
+        raise InvalidArgumentError(
             f"x: has {a.size} values but the dependence assessment is of {dep.n} samples"
         )
     if not dep.supports_interval:
@@ -289,7 +290,7 @@ def _trivial(n: int, a: Float64Array, found: list[Finding], r1: float) -> Depend
         findings=tuple(found),
         lag1=r1,
         subsession_size=1 if n >= 2 else None,
-        effective_n=float(n),
+        effective_sample_size=float(n),
         correlation_time=1.0,
         variance_ratio=1.0,
     )
@@ -297,9 +298,9 @@ def _trivial(n: int, a: Float64Array, found: list[Finding], r1: float) -> Depend
 
 def _assess_iv(threshold: float, min_effective_n: float) -> None:
     if not (isinstance(threshold, (int, float)) and 0.0 <= threshold < 1.0):
-        raise ValueError(f"threshold: must be in [0, 1), got {threshold!r}")
+        raise InvalidArgumentError(f"threshold: must be in [0, 1), got {threshold!r}")
     if not (isinstance(min_effective_n, (int, float)) and min_effective_n >= 2):
-        raise ValueError(f"min_effective_n: must be a number >= 2, got {min_effective_n!r}")
+        raise InvalidArgumentError(f"min_effective_n: must be a number >= 2, got {min_effective_n!r}")
 
 
 def assess_dependence(
@@ -460,7 +461,7 @@ def assess_dependence(
         supports_interval=supports,
         lag1=r1,
         subsession_size=m,
-        effective_n=float(n / infl) if infl > 0 else math.nan,
+        effective_sample_size=float(n / infl) if infl > 0 else math.nan,
         correlation_time=float(corr_time),
         variance_ratio=float(growth),
         long_memory_statistic=math.nan if lm is None else lm.statistic,
@@ -484,7 +485,7 @@ def _findings(dep: Dependence, reg: Regimes) -> list[Finding]:
                 f"{dep.hurst:.2f}, long-memory test p = {dep.long_memory_pvalue:.1g}), so no "
                 "block length makes block means independent. The interval extrapolates "
                 f"the variance of {dep.n_blocks} block means to the whole series with this "
-                f"exponent (~{dep.effective_n:.0f} effective samples of {n}); it rests on "
+                f"exponent (~{dep.effective_sample_size:.0f} effective samples of {n}); it rests on "
                 "that estimate"
             )
         else:
@@ -501,7 +502,7 @@ def _findings(dep: Dependence, reg: Regimes) -> list[Finding]:
                 f"the variance of block means falls slowly with block length (aggregated-"
                 f"variance Hurst exponent {dep.hurst:.2f}); below {MIN_N_LONG_MEMORY} samples "
                 "long memory cannot be told from short-range dependence, so the interval "
-                f"allows for it (~{dep.effective_n:.0f} effective samples of {n})",
+                f"allows for it (~{dep.effective_sample_size:.0f} effective samples of {n})",
                 "info",
             )
         )
@@ -551,7 +552,7 @@ def _findings(dep: Dependence, reg: Regimes) -> list[Finding]:
                 "autocorrelated",
                 f"samples are autocorrelated (lag-1 = {dep.lag1:.2f}); means of "
                 f"{dep.n_blocks} blocks of {dep.block_size} samples carry the interval "
-                f"(~{dep.effective_n:.0f} effective samples of {n})",
+                f"(~{dep.effective_sample_size:.0f} effective samples of {n})",
                 "info",
             )
         )

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import warnings
 from collections.abc import Callable
 from functools import partial
 from typing import Any, Literal
@@ -39,7 +40,7 @@ from tsanalyze._validation import (
     check_positive_int,
     check_rng,
 )
-from tsanalyze.errors import NotEnoughData
+from tsanalyze.errors import InvalidArgumentError, NotEnoughData
 from tsanalyze.stats._rowstats import median as _rowstats_median
 from tsanalyze.stats.action import ActionStatistics, action_statistics
 from tsanalyze.stats.autocorrelation import (
@@ -196,7 +197,7 @@ class Estimate(Result):
         Pilot's subsession size (None when no size works).
     block_length : float or None
         Block length of a block bootstrap, else None.
-    effective_n : float
+    effective_sample_size : float
         Effective number of independent samples behind the interval.
     n_resamples : int or None
         Bootstrap resamples (None for analytic intervals).
@@ -220,12 +221,22 @@ class Estimate(Result):
     lag1: float
     subsession_size: int | None
     block_length: float | None
-    effective_n: float
+    effective_sample_size: float
     n_resamples: int | None
     seed: int | None
     relative_halfwidth: float
     warnings: tuple[Finding, ...] = ()
     tick: float = 0.0
+
+    @property
+    def effective_n(self) -> float:
+        """Deprecated name of :attr:`effective_sample_size` (the name used everywhere else)."""
+        warnings.warn(
+            "Estimate.effective_n is deprecated; use Estimate.effective_sample_size",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.effective_sample_size
 
 
 def _relhw(est: float, lo: float, hi: float) -> float:
@@ -249,21 +260,21 @@ def _estimate_iv(
 ) -> tuple[Float64Array, float]:
     a = as_series_array(x, "x", min_size=1, positive=True)
     if estimator not in ESTIMATORS:
-        raise ValueError(f"estimator: must be one of {sorted(ESTIMATORS)}, got {estimator!r}")
+        raise InvalidArgumentError(f"estimator: must be one of {sorted(ESTIMATORS)}, got {estimator!r}")
     cl = check_confidence_level(confidence_level)
     if (method != "auto" and method not in METHODS) or method in _NOT_FORCEABLE:
         names = sorted(k for k in METHODS if k not in _NOT_FORCEABLE)
-        raise ValueError(f"method: must be 'auto' or one of {names}, got {method!r}")
+        raise InvalidArgumentError(f"method: must be 'auto' or one of {names}, got {method!r}")
     if method.startswith("order-statistic") and estimator != "median":
-        raise ValueError(f"method: {method!r} is only for estimator='median'")
+        raise InvalidArgumentError(f"method: {method!r} is only for estimator='median'")
     if method in ("percentile-iid-exact", "floor-endpoint") and estimator != "min":
-        raise ValueError(f"method: {method!r} is only for estimator='min'")
+        raise InvalidArgumentError(f"method: {method!r} is only for estimator='min'")
     if method == "t-subsession" and estimator != "mean":
-        raise ValueError("method: 't-subsession' is only for estimator='mean'")
+        raise InvalidArgumentError("method: 't-subsession' is only for estimator='mean'")
     if not (isinstance(trim, (int, float)) and 0.0 <= trim < 0.5):
-        raise ValueError(f"trim: must be in [0, 0.5), got {trim!r}")
+        raise InvalidArgumentError(f"trim: must be in [0, 0.5), got {trim!r}")
     if not (isinstance(threshold, (int, float)) and 0.0 <= threshold < 1.0):
-        raise ValueError(f"threshold: must be in [0, 1), got {threshold!r}")
+        raise InvalidArgumentError(f"threshold: must be in [0, 1), got {threshold!r}")
     if n_resamples is not None:
         check_positive_int(n_resamples, "n_resamples", minimum=10)
     return a, cl
@@ -447,7 +458,7 @@ def estimate(
             "lag1": r1,
             "subsession_size": m,
             "block_length": None,
-            "effective_n": float(n),
+            "effective_sample_size": float(n),
             "n_resamples": None,
             "seed": None,
             "relative_halfwidth": _relhw(est, lo, hi),
@@ -468,7 +479,7 @@ def estimate(
 
     dep = assess_dependence(a, threshold=threshold) if dependence is None else dependence
     if dep.n != n:
-        raise ValueError(f"dependence: is the assessment of {dep.n} samples, x has {n}")
+        raise InvalidArgumentError(f"dependence: is the assessment of {dep.n} samples, x has {n}")
     r1 = dep.lag1
     m = dep.subsession_size if n >= MIN_N else 1
     independent = m == 1
@@ -478,17 +489,17 @@ def estimate(
         # tail (stats/floor.py), from minima of blocks when the samples are dependent
         f = floor_interval(a, confidence_level=cl, tick=tk.tick, block=m if m else 1)
         found.extend(f.warnings)
-        return result(f.ci_low, f.ci_high, f.method, effective_n=float(f.n))
+        return result(f.ci_low, f.ci_high, f.method, effective_sample_size=float(f.n))
     if float(np.ptp(a)) == 0.0:
         found.append(Finding("constant", "all samples are equal: the interval is a point", "info"))
-        return result(est, est, "none", effective_n=float(n))
+        return result(est, est, "none", effective_sample_size=float(n))
     if estimator in LOCATIONS and method == "auto":
         # issue 20: the dependence assessment refuses or widens the interval
         if not dep.supports_interval:
-            return result(-math.inf, math.inf, "unbounded", effective_n=0.0)
+            return result(-math.inf, math.inf, "unbounded", effective_sample_size=0.0)
         if dep.hurst > 0.5:
             lo, hi, used, neff = long_range_ci(a, estimator, est, dep, cl, float(trim))
-            return result(lo, hi, used, effective_n=neff)
+            return result(lo, hi, used, effective_sample_size=neff)
 
     chosen = method
     if method == "auto":
@@ -516,7 +527,7 @@ def estimate(
                 used = "order-statistic-effective-n"
         q = quantile_ci(a, 0.5, confidence_level=cl, effective_sample_size=neff)
         found.extend(q.warnings)
-        return result(q.ci_low, q.ci_high, used, effective_n=neff)
+        return result(q.ci_low, q.ci_high, used, effective_sample_size=neff)
 
     if chosen == "t-subsession":
         mm = 1 if m is None else m
@@ -533,7 +544,7 @@ def estimate(
         tail = rare_events_finding(a)
         if tail is not None:
             found.append(tail)
-        return result(est - t_hi * se, est - t_lo * se, "t-subsession", effective_n=float(k) / infl)
+        return result(est - t_hi * se, est - t_lo * se, "t-subsession", effective_sample_size=float(k) / infl)
 
     if estimator == "min" and (
         chosen == "percentile-iid-exact" or (n > MAX_RESAMPLE_SIZE and chosen != "bca-iid")
@@ -589,7 +600,7 @@ def estimate(
         block_length=None if kind == "iid" else float(b.block_length),
         n_resamples=nres,
         seed=seed,
-        effective_n=neff,
+        effective_sample_size=neff,
     )
 
 

@@ -30,6 +30,12 @@ _MIN_MASS = 0.05
 _RUNS_Z = 4.0
 #: and the stretches must be this long on average
 _MIN_SOJOURN = 8.0
+#: an excursion: samples beyond this many robust sds (1.4826 MAD) from the median ...
+_EXCURSION_Z = 3.0
+#: ... at least this share of the series (and 3 samples) ...
+_MIN_EXCURSION_SHARE = 0.015
+#: ... in stretches this long on average (isolated outliers are not a regime)
+_MIN_EXCURSION_RUN = 3.0
 #: the density is estimated from at most about this many samples
 _MAX_KDE_POINTS = 100_000
 
@@ -94,6 +100,11 @@ def regimes(x: ArrayLike) -> Regimes:
     long sojourns, as a two-state Markov chain with sticky states makes them (Hamilton
     1989). Independent bimodal samples (two code paths taken at random) have z near 0.
 
+    A short visit to another level makes no density mode; it is caught as an
+    *excursion*: samples more than 3 robust sds (1.4826 MAD) from the median, at least
+    1.5% of the series and 3 samples, in stretches of 3 samples or more on average, with
+    the runs test of the far/near labels at z < -4.
+
     References
     ----------
     Wald, A., Wolfowitz, J. (1940). On a test whether two samples are from the same
@@ -113,18 +124,14 @@ def regimes(x: ArrayLike) -> Regimes:
     stride = max(1, n // _MAX_KDE_POINTS)
     md = multimodality(a[::stride], min_mass=_MIN_MASS)
     if not md.multimodal:
-        return dataclasses.replace(none, locations=md.locations)
+        exc = _excursions(a)
+        return dataclasses.replace(none, locations=md.locations) if exc is None else exc
     heavy = np.sort(np.argsort(md.masses)[-2:])
     # antimode between the two heaviest modes: the deepest valley between them
     between = md.antimodes[heavy[0] : heavy[1]]
     anti = float(between[0]) if between.size == 1 else float(np.median(between))
     side = a > anti
-    n2 = int(np.count_nonzero(side))
-    n1 = n - n2
-    runs = 1 + int(np.count_nonzero(side[1:] != side[:-1]))
-    expected = 1.0 + 2.0 * n1 * n2 / n
-    var = 2.0 * n1 * n2 * (2.0 * n1 * n2 - n) / (n * n * (n - 1.0))
-    z = (runs - expected) / math.sqrt(var) if var > 0 else 0.0
+    runs, expected, z = _runs_test(side)
     sojourn = n / runs
     return Regimes(
         n=n,
@@ -137,3 +144,41 @@ def regimes(x: ArrayLike) -> Regimes:
         mean_sojourn=float(sojourn),
         switching=bool(z < -_RUNS_Z and sojourn >= _MIN_SOJOURN),
     )
+
+
+def _runs_test(side: np.ndarray) -> tuple[int, float, float]:
+    """Runs of a boolean sequence, their expectation under independence, and z."""
+    n = side.size
+    n2 = int(np.count_nonzero(side))
+    n1 = n - n2
+    runs = 1 + int(np.count_nonzero(side[1:] != side[:-1]))
+    expected = 1.0 + 2.0 * n1 * n2 / n
+    var = 2.0 * n1 * n2 * (2.0 * n1 * n2 - n) / (n * n * (n - 1.0))
+    return runs, expected, (runs - expected) / math.sqrt(var) if var > 0 else 0.0
+
+
+def _excursions(a: Float64Array) -> Regimes | None:
+    """A second level visited too briefly to make a density mode: stretches of samples
+    far from the bulk (beyond 3 robust sds), at least 1.5% of the series, whose runs are
+    long (3 samples on average, and the runs test at z < -4). Isolated outliers and
+    heavy tails make short runs; a Gaussian bulk puts 0.3% of its samples there."""
+    n = a.size
+    med = float(np.median(a))
+    s = 1.4826 * float(np.median(np.abs(a - med)))
+    if not s > 0:
+        return None
+    far = np.abs(a - med) > _EXCURSION_Z * s
+    k = int(np.count_nonzero(far))
+    if k < max(3, _MIN_EXCURSION_SHARE * n) or k > n // 2:
+        return None
+    runs, expected, z = _runs_test(far)
+    stretches = int(np.count_nonzero(far[1:] & ~far[:-1])) + int(far[0])
+    if not (z < -_RUNS_Z and k / stretches >= _MIN_EXCURSION_RUN):
+        return None
+    locs = np.array([float(np.median(a[~far])), float(np.median(a[far]))])
+    return Regimes(
+        n=n, n_modes=2, locations=np.sort(locs), antimode=med + math.copysign(
+            _EXCURSION_Z * s, locs[1] - locs[0] if locs[1] != locs[0] else 1.0
+        ), n_runs=runs, expected_runs=expected, runs_z=float(z),
+        mean_sojourn=float(n / runs), switching=True,
+    )  # fmt: skip
