@@ -81,6 +81,9 @@ LONG_MEMORY_MIN_D = 0.05
 MAX_HURST = 0.95
 #: block means behind a long-memory interval
 LONG_MEMORY_BLOCKS = 16
+#: below this p-value (but not LONG_MEMORY_ALPHA) the test's evidence makes the interval
+#: allow for long memory when the variance-time curve agrees, without a serious finding
+LONG_MEMORY_ALLOW_ALPHA = 0.05
 #: fewest effective samples (n / long-run variance factor) for an honest interval
 MIN_EFFECTIVE_N = 20.0
 #: above this many samples Geyer's integrated time is not computed (see the code)
@@ -424,9 +427,14 @@ def assess_dependence(
         else:
             srd_better = bool(vt.ratios.size) and vt.ratios[-1] < float(np.max(vt.ratios))
         positive = r1 > LAG1_Z / math.sqrt(n)
-        if vt.hurst > PLAUSIBLE_HURST and positive and not srd_better:
+        # the test's weaker evidence (p < 5%) with a curve that grows as long memory
+        # does is allowed for too, with the larger of the two exponents
+        weak = (
+            lm is not None and lm.pvalue < LONG_MEMORY_ALLOW_ALPHA and lm.d >= LONG_MEMORY_MIN_D
+        )
+        if vt.hurst > PLAUSIBLE_HURST and positive and (weak or not srd_better):
             lrd = plausible = True
-            h_lrd = vt.hurst
+            h_lrd = max(vt.hurst, lm.hurst) if weak and lm is not None else vt.hurst
     supports = True
     if lrd:
         kind: DependenceKind = "too-short" if plausible else "long-range"
@@ -469,7 +477,7 @@ def assess_dependence(
         block_lags=_block_lags(means),
         modes=reg.n_modes,
         mean_sojourn=reg.mean_sojourn,
-        hurst_source=("whittle" if lm is not None else "variance-time") if lrd else "none",
+        hurst_source=("variance-time" if plausible else "whittle") if lrd else "none",
     )
     return dataclasses.replace(dep, findings=tuple(found + _findings(dep, reg)))
 
@@ -500,9 +508,10 @@ def _findings(dep: Dependence, reg: Regimes) -> list[Finding]:
             Finding(
                 "long-memory-allowed",
                 f"the variance of block means falls slowly with block length (aggregated-"
-                f"variance Hurst exponent {dep.hurst:.2f}); below {MIN_N_LONG_MEMORY} samples "
-                "long memory cannot be told from short-range dependence, so the interval "
-                f"allows for it (~{dep.effective_sample_size:.0f} effective samples of {n})",
+                f"variance Hurst exponent {dep.hurst:.2f}); long memory is not shown (the "
+                f"test needs {MIN_N_LONG_MEMORY} samples and p < {LONG_MEMORY_ALPHA:g}) but "
+                "cannot be told from short-range dependence, so the interval allows for it "
+                f"(~{dep.effective_sample_size:.0f} effective samples of {n})",
                 "info",
             )
         )
