@@ -387,9 +387,9 @@ def test_argument_errors_are_invalid_argument_errors() -> None:
     from tsanalyze.stats.dependence import assess_dependence
 
     x = 1000.0 + np.random.default_rng(4).normal(size=100)
-    with pytest.raises(InvalidArgumentError, match="^estimator: "):
+    with pytest.raises(InvalidArgumentError, match=r"^estimator: "):
         estimate(x, "mode")  # type: ignore[arg-type]
-    with pytest.raises(InvalidArgumentError, match="^kind: "):
+    with pytest.raises(InvalidArgumentError, match=r"^kind: "):
         bootstrap_ci(x, np.mean, kind="moving")  # type: ignore[arg-type]
-    with pytest.raises(InvalidArgumentError, match="^threshold: "):
+    with pytest.raises(InvalidArgumentError, match=r"^threshold: "):
         assess_dependence(x, threshold=1.5)
