@@ -30,6 +30,7 @@ _API: dict[str, str] = {
     "read_runs": "tsanalyze.io.runs",
     "write_run": "tsanalyze.io.runs",
     "autocorrelation": "tsanalyze.stats.autocorrelation",
+    "assess_dependence": "tsanalyze.stats.dependence",
     "estimate": "tsanalyze.stats.estimators",
     "estimate_trials": "tsanalyze.analysis.trials",
     "multimodality": "tsanalyze.stats.multimodality",
@@ -78,6 +79,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from tsanalyze.analysis.noise import noise_floor, timer_checks_per_series
     from tsanalyze.io.runs import read_runs, write_run
     from tsanalyze.stats.autocorrelation import autocorrelation
+    from tsanalyze.stats.dependence import assess_dependence
     from tsanalyze.analysis.trials import estimate_trials
     from tsanalyze.stats.estimators import estimate
     from tsanalyze.stats.multimodality import multimodality

@@ -105,7 +105,14 @@ def test_pyperf_compare_to_ratios(new: str, bench: str, factor: float, direction
     shown = 1 / c.ratio if direction == "faster" else c.ratio
     assert round(shown, 2) == factor
     if factor > 1.05:  # clear changes: our verdict agrees with pyperf's "significant"
-        assert c.verdict == direction
+        if bench == "[1,2,3]*1000":
+            # issue 20: the py36 series of 60 climbs 5-14% over its last 6 values
+            # (correlation time ~4 samples, ~14 effective samples), so it has no honest
+            # interval and the tool says why instead of giving a verdict
+            assert c.verdict == "inconclusive"
+            assert {"too-short-for-dependence", "comparison-unbounded"} <= set(c.warning_codes)
+        else:
+            assert c.verdict == direction
 
 
 def test_pyperf_not_significant_is_not_a_change() -> None:
@@ -466,9 +473,12 @@ def test_swapping_sides_inverts_ratio_and_verdict(xs: list[float], ys: list[floa
         assert 0.0 <= ab.pvalue <= 1.0
         assert ab.pvalue == pytest.approx(ba.pvalue)
         assert ab.ci_low <= ab.ratio <= ab.ci_high
-        assert ba.ci_low == pytest.approx(1 / ab.ci_high) and ba.ci_high == pytest.approx(
-            1 / ab.ci_low
-        )
+        # an unbounded side (issue 20) gives [0, inf], whose reciprocal is [0, inf] too
+        def inv(v: float) -> float:
+            return math.inf if v == 0 else 1 / v
+
+        assert ba.ci_low == pytest.approx(inv(ab.ci_high))
+        assert ba.ci_high == pytest.approx(inv(ab.ci_low))
         assert ba.verdict == _MIRROR[ab.verdict]
 
 

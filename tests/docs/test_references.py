@@ -21,21 +21,9 @@ SEED_CITATION = re.compile(r"seeds? *0\d\d", re.IGNORECASE)
 DOI = re.compile(r"\b10\.\d{4,9}/[^\s,;)>`\"']+")
 ARXIV = re.compile(r"arXiv:\s?(\d{4}\.\d{4,5})")
 
-# Modules that still say "seed 00N" because other branches of issue 14 are rewriting
-# them; each leaves this set when its citations are converted. The test fails when a
-# listed module is already clean, so the set can only shrink.
-PENDING: frozenset[str] = frozenset(
-    {
-        "analysis/compare/__init__.py",
-        "analysis/compare/comparison.py",
-        "analysis/compare/designs.py",
-        "analysis/compare/judgement.py",
-        "analysis/compare/sides.py",
-        "analysis/compare/verdicts.py",
-        "stats/bootstrap.py",
-        "stats/estimators.py",
-    }
-)
+# Modules allowed to say "seed 00N": none is left (issue 14); the set stays so that the
+# test below keeps failing on a listed module that is already clean.
+PENDING: frozenset[str] = frozenset()
 
 
 def _sources() -> dict[str, str]:

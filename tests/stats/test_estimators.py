@@ -72,7 +72,7 @@ def test_auto_methods_for_independent_and_dependent_samples() -> None:
         assert e.block_length is not None and e.block_length > 2
     med = estimate(ar, "median")
     assert med.method == "order-statistic-effective-n"
-    assert med.effective_n < 1000  # tau of the indicator is about 3-4 at phi = 0.7
+    assert med.effective_sample_size < 1000  # tau of the indicator is about 3-4 at phi = 0.7
     mean = estimate(ar, "mean")
     assert mean.method == "t-subsession" and mean.subsession_size is not None
     assert mean.subsession_size > 1
@@ -256,9 +256,10 @@ def test_edge_cases() -> None:
         estimate(np.random.default_rng(1).normal(0.0, 1.0, 200), "median")
     with pytest.raises(ValueError, match=r"index 1 is 0\.0"):
         estimate([1.0, 0.0, 2.0])
+    # a trend is not a stationary series: no honest interval, and a serious finding says so
     trend = estimate(np.arange(1.0, 301.0), "mean", rng=1, n_resamples=200)
-    assert "no-subsession-size" in trend.warning_codes
-    assert trend.method == "percentile-stationary-block"
+    assert "too-short-for-dependence" in trend.warning_codes
+    assert trend.method == "unbounded" and (trend.ci_low, trend.ci_high) == (-math.inf, math.inf)
 
 
 @settings(max_examples=20, deadline=None)
@@ -368,3 +369,27 @@ def test_trimmed_mean_block_bootstrap_coverage() -> None:
         hit += e.ci_low <= s.truth.trimmed_mean <= e.ci_high
     # 200 replications: binomial sd 1.5 points
     assert 0.92 <= hit / reps <= 0.98
+
+
+def test_effective_n_is_a_deprecated_alias() -> None:
+    # issue 14: one name for the effective sample size (as in quantile_ci and
+    # autocorrelation); the old attribute still answers, with a DeprecationWarning
+    e = estimate(1000.0 + np.random.default_rng(3).normal(size=200), "mean", rng=1)
+    with pytest.warns(DeprecationWarning, match="effective_sample_size"):
+        old = e.effective_n
+    assert old == e.effective_sample_size > 0
+    assert "effective_n" not in e.to_dict()
+
+
+def test_argument_errors_are_invalid_argument_errors() -> None:
+    from tsanalyze.errors import InvalidArgumentError
+    from tsanalyze.stats.bootstrap import bootstrap_ci
+    from tsanalyze.stats.dependence import assess_dependence
+
+    x = 1000.0 + np.random.default_rng(4).normal(size=100)
+    with pytest.raises(InvalidArgumentError, match=r"^estimator: "):
+        estimate(x, "mode")  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError, match=r"^kind: "):
+        bootstrap_ci(x, np.mean, kind="moving")  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError, match=r"^threshold: "):
+        assess_dependence(x, threshold=1.5)

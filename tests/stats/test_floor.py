@@ -166,7 +166,7 @@ def test_block_minima_for_dependent_samples() -> None:
     ar = simulate_series(2000, noise="gaussian", phi=0.8, rng=1).x
     e = estimate(ar, "min")
     assert e.subsession_size is not None and e.subsession_size > 1
-    assert e.effective_n == pytest.approx(math.ceil(2000 / e.subsession_size))
+    assert e.effective_sample_size == pytest.approx(math.ceil(2000 / e.subsession_size))
 
 
 def test_edge_cases() -> None:

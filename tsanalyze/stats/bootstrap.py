@@ -24,6 +24,7 @@ from tsanalyze._validation import (
     check_positive_int,
     check_rng,
 )
+from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats._numba import HAVE_NUMBA
 from tsanalyze.stats._rowstats import median, resampled, stationary_positions
 
@@ -98,7 +99,7 @@ def optimal_block_length(
     doi:10.1080/07474930802459016.
     """
     if kind not in ("stationary", "circular"):
-        raise ValueError(f"kind: must be 'stationary' or 'circular', got {kind!r}")
+        raise InvalidArgumentError(f"kind: must be 'stationary' or 'circular', got {kind!r}")
     a = as_series_array(x, "x", min_size=4)
     nobs = a.size
     eps = a - a.mean()
@@ -146,16 +147,16 @@ def _resample_iv(
     n = check_positive_int(n, "n")
     n_resamples = check_positive_int(n_resamples, "n_resamples")
     if kind not in _KINDS:
-        raise ValueError(f"kind: must be one of {sorted(_KINDS)}, got {kind!r}")
+        raise InvalidArgumentError(f"kind: must be one of {sorted(_KINDS)}, got {kind!r}")
     size = n if size is None else check_positive_int(size, "size")
     if kind == "iid":
         return n, n_resamples, size, 1.0
     if block_length is None:
-        raise ValueError(f"block_length: required for kind={kind!r}")
+        raise InvalidArgumentError(f"block_length: required for kind={kind!r}")
     if not (isinstance(block_length, (int, float)) and math.isfinite(block_length)):
-        raise ValueError(f"block_length: must be a finite number >= 1, got {block_length!r}")
+        raise InvalidArgumentError(f"block_length: must be a finite number >= 1, got {block_length!r}")
     if block_length < 1.0:
-        raise ValueError(f"block_length: must be >= 1, got {block_length!r}")
+        raise InvalidArgumentError(f"block_length: must be >= 1, got {block_length!r}")
     return n, n_resamples, size, float(block_length)
 
 
@@ -418,17 +419,17 @@ def _bootstrap_iv(
     a = as_series_array(x, "x", min_size=2)
     cl = check_confidence_level(confidence_level)
     if method not in _METHODS:
-        raise ValueError(f"method: must be one of {sorted(_METHODS)}, got {method!r}")
+        raise InvalidArgumentError(f"method: must be one of {sorted(_METHODS)}, got {method!r}")
     if kind not in _KINDS:
-        raise ValueError(f"kind: must be one of {sorted(_KINDS)}, got {kind!r}")
+        raise InvalidArgumentError(f"kind: must be one of {sorted(_KINDS)}, got {kind!r}")
     if block_length is not None and (
         not isinstance(block_length, (int, float)) or not block_length >= 1.0
     ):
-        raise ValueError(f"block_length: must be a number >= 1, got {block_length!r}")
+        raise InvalidArgumentError(f"block_length: must be a number >= 1, got {block_length!r}")
     nres = check_positive_int(n_resamples, "n_resamples", minimum=10)
     size = a.size if resample_size is None else check_positive_int(resample_size, "resample_size")
     if size > a.size:
-        raise ValueError(f"resample_size: must be <= n = {a.size}, got {size}")
+        raise InvalidArgumentError(f"resample_size: must be <= n = {a.size}, got {size}")
     return a, cl, nres, size
 
 
@@ -508,7 +509,8 @@ def bootstrap_ci(
 
     References
     ----------
-    seed 003: Boyer, "Robust Java benchmarking" supplement (bootstrap vs Gaussian CIs).
+    Boyer, B. (2008). Robust Java benchmarking, Part 2; article supplement (bootstrap
+    versus Gaussian CIs).
     Efron, B., Tibshirani, R. (1993), An Introduction to the Bootstrap, Chapman & Hall.
     Politis, D. N., Romano, J. P. (1994), JASA 89(428), doi:10.1080/01621459.1994.10476870.
     Bickel, P. J., Götze, F., van Zwet, W. R. (1997), "Resampling fewer than n

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import warnings
 from collections.abc import Callable
 from functools import partial
 from typing import Any, Literal
@@ -39,18 +40,26 @@ from tsanalyze._validation import (
     check_positive_int,
     check_rng,
 )
-from tsanalyze.errors import NotEnoughData
+from tsanalyze.errors import InvalidArgumentError, NotEnoughData
 from tsanalyze.stats._rowstats import median as _rowstats_median
+from tsanalyze.stats.action import ActionStatistics, action_statistics
 from tsanalyze.stats.autocorrelation import (
     acf_fft,
     block_means,
     geyer_tau,
     lag1,
     residual_inflation,
-    subsession_size,
 )
 from tsanalyze.stats.bootstrap import bootstrap_ci, optimal_block_length
+from tsanalyze.stats.dependence import MIN_N, Dependence, assess_dependence
+from tsanalyze.stats.dependent_intervals import long_range_ci
 from tsanalyze.stats.floor import floor_interval
+from tsanalyze.stats.mean_ci import (
+    hall_t_quantiles,
+    rare_events_finding,
+    subsession_mean_variance,
+)
+from tsanalyze.stats.minimum import min_exact_percentile, min_finding
 from tsanalyze.stats.quantiles import quantile_ci
 from tsanalyze.stats.ticks import TickArg, resolve_tick, tick_finding, widen_for_tick
 
@@ -64,7 +73,9 @@ __all__ = [
     "MethodName",
     "action_statistics",
     "estimate",
+    "hall_t_quantiles",
     "mad",
+    "subsession_mean_variance",
     "trimmed_mean",
 ]
 
@@ -143,10 +154,24 @@ METHODS: dict[str, str] = {
     "bca-stationary-block": "BCa stationary block bootstrap, block-jackknife acceleration",
     "bca-circular-block": "BCa circular block bootstrap, block-jackknife acceleration",
     "none": "no interval (too few samples)",
+    "unbounded": "no honest interval: the series is too short for the dependence in it "
+    "(see the serious finding); the bounds are -inf and inf",
+    "batch-means-long-range": "t interval on 16 block means, their variance extrapolated "
+    "to the whole series with the Hurst exponent (long-range dependence)",
+    "order-statistic-long-range": "order-statistic CI with the effective n of 1{x <= median} "
+    "under long-range dependence (block means extrapolated with the Hurst exponent)",
 }
 
-#: fewest subsession means Pilot's rule needs (``subsession_size(min_blocks=...)``)
-_MIN_BLOCKS = 10
+#: estimators whose interval the dependence assessment can widen or refuse (issue 20)
+LOCATIONS = ("median", "mean", "trimmed_mean")
+#: what ``Estimate.method`` may say but ``method=`` cannot ask for
+_NOT_FORCEABLE = (
+    "none",
+    "floor-hit",
+    "unbounded",
+    "batch-means-long-range",
+    "order-statistic-long-range",
+)
 
 #: above this many samples the bootstrap resamples this many (m-out-of-n, rescaled)
 MAX_RESAMPLE_SIZE = 20_000
@@ -172,7 +197,7 @@ class Estimate(Result):
         Pilot's subsession size (None when no size works).
     block_length : float or None
         Block length of a block bootstrap, else None.
-    effective_n : float
+    effective_sample_size : float
         Effective number of independent samples behind the interval.
     n_resamples : int or None
         Bootstrap resamples (None for analytic intervals).
@@ -196,12 +221,22 @@ class Estimate(Result):
     lag1: float
     subsession_size: int | None
     block_length: float | None
-    effective_n: float
+    effective_sample_size: float
     n_resamples: int | None
     seed: int | None
     relative_halfwidth: float
     warnings: tuple[Finding, ...] = ()
     tick: float = 0.0
+
+    @property
+    def effective_n(self) -> float:
+        """Deprecated name of :attr:`effective_sample_size` (the name used everywhere else)."""
+        warnings.warn(
+            "Estimate.effective_n is deprecated; use Estimate.effective_sample_size",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.effective_sample_size
 
 
 def _relhw(est: float, lo: float, hi: float) -> float:
@@ -225,21 +260,21 @@ def _estimate_iv(
 ) -> tuple[Float64Array, float]:
     a = as_series_array(x, "x", min_size=1, positive=True)
     if estimator not in ESTIMATORS:
-        raise ValueError(f"estimator: must be one of {sorted(ESTIMATORS)}, got {estimator!r}")
+        raise InvalidArgumentError(f"estimator: must be one of {sorted(ESTIMATORS)}, got {estimator!r}")
     cl = check_confidence_level(confidence_level)
-    if (method != "auto" and method not in METHODS) or method in ("none", "floor-hit"):
-        names = sorted(k for k in METHODS if k not in ("none", "floor-hit"))
-        raise ValueError(f"method: must be 'auto' or one of {names}, got {method!r}")
+    if (method != "auto" and method not in METHODS) or method in _NOT_FORCEABLE:
+        names = sorted(k for k in METHODS if k not in _NOT_FORCEABLE)
+        raise InvalidArgumentError(f"method: must be 'auto' or one of {names}, got {method!r}")
     if method.startswith("order-statistic") and estimator != "median":
-        raise ValueError(f"method: {method!r} is only for estimator='median'")
+        raise InvalidArgumentError(f"method: {method!r} is only for estimator='median'")
     if method in ("percentile-iid-exact", "floor-endpoint") and estimator != "min":
-        raise ValueError(f"method: {method!r} is only for estimator='min'")
+        raise InvalidArgumentError(f"method: {method!r} is only for estimator='min'")
     if method == "t-subsession" and estimator != "mean":
-        raise ValueError("method: 't-subsession' is only for estimator='mean'")
+        raise InvalidArgumentError("method: 't-subsession' is only for estimator='mean'")
     if not (isinstance(trim, (int, float)) and 0.0 <= trim < 0.5):
-        raise ValueError(f"trim: must be in [0, 0.5), got {trim!r}")
+        raise InvalidArgumentError(f"trim: must be in [0, 0.5), got {trim!r}")
     if not (isinstance(threshold, (int, float)) and 0.0 <= threshold < 1.0):
-        raise ValueError(f"threshold: must be in [0, 1), got {threshold!r}")
+        raise InvalidArgumentError(f"threshold: must be in [0, 1), got {threshold!r}")
     if n_resamples is not None:
         check_positive_int(n_resamples, "n_resamples", minimum=10)
     return a, cl
@@ -257,6 +292,7 @@ def estimate(
     n_resamples: int | None = None,
     block_length: float | None = None,
     tick: TickArg = "auto",
+    dependence: Dependence | None = None,
 ) -> Estimate:
     """Point estimate and an honest confidence interval for one series.
 
@@ -286,6 +322,10 @@ def estimate(
         Timer resolution per evaluation (``timer.precision_ns / evals``), combined with
         the grid the values sit on (looked for from 20 samples on); ``"auto"``: the grid
         only; ``None``: the values are taken as exact.
+    dependence : Dependence, optional
+        The series' dependence assessment, when the caller already has it (default:
+        :func:`~tsanalyze.stats.dependence.assess_dependence` of ``x`` with
+        ``threshold``).
 
     Returns
     -------
@@ -293,8 +333,21 @@ def estimate(
 
     Notes
     -----
-    Dependence: m = subsession size (smallest block length whose block means have
-    |lag-1| <= threshold); m = 1 means independent.
+    Dependence (:func:`~tsanalyze.stats.dependence.assess_dependence`, issue 20): m =
+    subsession size (smallest block length whose block means have |lag-1| <= threshold);
+    m = 1 means independent. The median, mean and trimmed mean then get:
+
+    - *no honest interval* (bounds -inf and inf, method ``"unbounded"``, a serious
+      finding) when the series is too short for the dependence in it, or behaves like a
+      random walk at the scales seen (Hurst exponent >= 0.95);
+    - *a long-range interval* (methods ``"batch-means-long-range"`` and
+      ``"order-statistic-long-range"``, :func:`~tsanalyze.stats.dependent_intervals.long_range_ci`)
+      when the correlations decay slowly: the variance of 16 block means extrapolated to
+      the whole series with the Hurst exponent. From 1000 samples on long memory is
+      tested (a serious finding when found); below, where it cannot be told from
+      short-range dependence, the interval allows for the memory the variance-time curve
+      shows (an info finding);
+    - otherwise the intervals below. Regime switching adds a serious finding.
 
     *Median*: distribution-free order-statistic interval, exactly benchstat's for
     independent samples. From 20 samples on, when the Ljung–Box test (10 lags) on the
@@ -338,7 +391,7 @@ def estimate(
     bootstrap draws resamples of 20,000 (blocks) and rescales the deviations by
     sqrt(20000 / n) (m-out-of-n bootstrap), which keeps 10^6 samples to about a second.
 
-    *Minimum* (seed 000): the minimum estimates the floor of the run time (the time when
+    *Minimum* (Chen, Revels & Edelman 2016): the minimum estimates the floor of the run time (the time when
     nothing delays the code), not a location. Its interval bounds the floor from below
     by extreme-value inference on the fastest samples
     (:func:`tsanalyze.stats.floor.floor_interval`): ``[lower bound, sample minimum]``,
@@ -361,9 +414,12 @@ def estimate(
 
     References
     ----------
-    seed 000: Chen, Revels, Edelman, "Robust benchmarking in noisy environments" (HPEC 2016).
-    seed 001: Li et al., Pilot (MASCOTS 2016), §III-D.
-    seed 003: Boyer, "Robust Java benchmarking" supplement (bootstrap vs Gaussian CIs).
+    Chen, J., Revels, J., Edelman, A. (2016). Robust benchmarking in noisy environments.
+    HPEC 2016, arXiv:1608.04295.
+    Li, Y., Gupta, Y., Miller, E. L., Long, D. D. E. (2016). Pilot. MASCOTS 2016, §III-D,
+    doi:10.1109/MASCOTS.2016.31.
+    Boyer, B. (2008). Robust Java benchmarking, Part 2; article supplement (bootstrap
+    versus Gaussian CIs).
     Politis, D. N., White, H. (2004), Econometric Reviews 23(1).
     Geyer, C. J. (1992), Statistical Science 7(4).
 
@@ -402,7 +458,7 @@ def estimate(
             "lag1": r1,
             "subsession_size": m,
             "block_length": None,
-            "effective_n": float(n),
+            "effective_sample_size": float(n),
             "n_resamples": None,
             "seed": None,
             "relative_halfwidth": _relhw(est, lo, hi),
@@ -421,47 +477,29 @@ def estimate(
         )
         return result(math.nan, math.nan, "none")
 
-    r1 = lag1(a)
-    m = subsession_size(a, threshold)
-    if m is None and n < 2 * _MIN_BLOCKS:
-        m = 1
-        found.append(
-            Finding(
-                "dependence-unchecked",
-                f"{n} samples are too few to measure serial dependence; they are treated "
-                "as independent",
-                "info",
-            )
-        )
+    dep = assess_dependence(a, threshold=threshold) if dependence is None else dependence
+    if dep.n != n:
+        raise InvalidArgumentError(f"dependence: is the assessment of {dep.n} samples, x has {n}")
+    r1 = dep.lag1
+    m = dep.subsession_size if n >= MIN_N else 1
     independent = m == 1
-    if m is None:
-        found.append(
-            Finding(
-                "no-subsession-size",
-                f"no subsession size brings the lag-1 autocorrelation of block means within "
-                f"±{threshold:g} (lag-1 = {r1:.2f}): the series may not be stationary; the "
-                "interval assumes it is",
-                "serious",
-            )
-        )
-    elif not independent:
-        found.append(
-            Finding(
-                "autocorrelated",
-                f"samples are autocorrelated (lag-1 = {r1:.2f}, subsession size {m}); the "
-                "interval accounts for it",
-                "info",
-            )
-        )
+    found.extend(dep.findings)
     if estimator == "min" and method in ("auto", "floor-endpoint"):
         # issue 23: the minimum stands for the floor; its interval comes from the lower
         # tail (stats/floor.py), from minima of blocks when the samples are dependent
         f = floor_interval(a, confidence_level=cl, tick=tk.tick, block=m if m else 1)
         found.extend(f.warnings)
-        return result(f.ci_low, f.ci_high, f.method, effective_n=float(f.n))
+        return result(f.ci_low, f.ci_high, f.method, effective_sample_size=float(f.n))
     if float(np.ptp(a)) == 0.0:
         found.append(Finding("constant", "all samples are equal: the interval is a point", "info"))
-        return result(est, est, "none", effective_n=float(n))
+        return result(est, est, "none", effective_sample_size=float(n))
+    if estimator in LOCATIONS and method == "auto":
+        # issue 20: the dependence assessment refuses or widens the interval
+        if not dep.supports_interval:
+            return result(-math.inf, math.inf, "unbounded", effective_sample_size=0.0)
+        if dep.hurst > 0.5:
+            lo, hi, used, neff = long_range_ci(a, estimator, est, dep, cl, float(trim))
+            return result(lo, hi, used, effective_sample_size=neff)
 
     chosen = method
     if method == "auto":
@@ -473,12 +511,12 @@ def estimate(
             chosen = "bca-iid" if independent else "percentile-stationary-block"
 
     if estimator == "min":
-        found.append(_min_finding(a))
+        found.append(min_finding(a))
 
     if chosen.startswith("order-statistic"):
         neff = float(n)
         used = "order-statistic"
-        if n >= 2 * _MIN_BLOCKS:
+        if n >= MIN_N:
             # dependence of the indicator 1{x <= median} is what matters for the median
             # (it can be serial even when lag-1 of x is not, e.g. modulated delay rates)
             med = float(np.median(a))
@@ -489,7 +527,7 @@ def estimate(
                 used = "order-statistic-effective-n"
         q = quantile_ci(a, 0.5, confidence_level=cl, effective_sample_size=neff)
         found.extend(q.warnings)
-        return result(q.ci_low, q.ci_high, used, effective_n=neff)
+        return result(q.ci_low, q.ci_high, used, effective_sample_size=neff)
 
     if chosen == "t-subsession":
         mm = 1 if m is None else m
@@ -503,10 +541,10 @@ def estimate(
         infl = residual_inflation(means)
         se = float(np.std(means, ddof=1)) / math.sqrt(k) * math.sqrt(infl)
         t_lo, t_hi = hall_t_quantiles(means, cl)
-        tail = _tail_finding(a)
+        tail = rare_events_finding(a)
         if tail is not None:
             found.append(tail)
-        return result(est - t_hi * se, est - t_lo * se, "t-subsession", effective_n=float(k) / infl)
+        return result(est - t_hi * se, est - t_lo * se, "t-subsession", effective_sample_size=float(k) / infl)
 
     if estimator == "min" and (
         chosen == "percentile-iid-exact" or (n > MAX_RESAMPLE_SIZE and chosen != "bca-iid")
@@ -520,7 +558,7 @@ def estimate(
                     "info",
                 )
             )
-        lo, hi = _min_exact_percentile(a, cl)
+        lo, hi = min_exact_percentile(a, cl)
         return result(lo, hi, "percentile-iid-exact")
 
     # bootstrap methods
@@ -562,7 +600,7 @@ def estimate(
         block_length=None if kind == "iid" else float(b.block_length),
         n_resamples=nres,
         seed=seed,
-        effective_n=neff,
+        effective_sample_size=neff,
     )
 
 
@@ -586,188 +624,3 @@ def _indicator_dependence(ind: Any) -> tuple[float, float]:
     ks = np.arange(1, h + 1)
     q = float(n * (n + 2) * np.sum(rho[1 : h + 1] ** 2 / (n - ks)))
     return geyer_tau(rho, n), float(chdtrc(h, q))
-
-
-#: share of the total absolute deviation from the median held by the largest 1% of
-#: deviations above which the mean is flagged as driven by rare events (about 3% for
-#: Gaussian data, 10-15% for Student-t(3), over 50% for delay data with rare large delays)
-TAIL_SHARE_LIMIT = 0.3
-
-
-def _tail_finding(a: Float64Array) -> Finding | None:
-    """Flag a mean dominated by a few rare, large values (Bahadur–Savage territory)."""
-    n = a.size
-    k = max(1, n // 100)
-    if n < 100:
-        return None
-    dev = np.abs(a - np.median(a))
-    total = float(dev.sum())
-    if total == 0.0:
-        return None
-    top = float(np.partition(dev, n - k)[n - k :].sum())
-    share = top / total
-    if share <= TAIL_SHARE_LIMIT:
-        return None
-    return Finding(
-        "mean-rare-events",
-        f"the largest 1% of samples hold {share:.0%} of the total deviation from the median: "
-        "the mean is driven by rare large values. The interval's lower end still holds, but "
-        "rare delays that these samples happen to lack can put the true mean above its upper "
-        "end, and no interval computed from the samples can prevent that; prefer the median "
-        "or the trimmed mean",
-        "warning",
-    )
-
-
-#: fewer subsession means than this: no skewness correction (the sample skewness of a
-#: handful of values is too noisy to correct with)
-_HALL_MIN_K = 10
-
-
-def hall_t_quantiles(values: Float64Array, confidence_level: float) -> tuple[float, float]:
-    """Quantiles (low, high) of the studentised mean T = (mean - mu) / se of ``values``,
-    corrected for skewness by Hall's (1992) transformation.
-
-    With g the sample skewness of the k values, a = g / (3 sqrt(k)) and b = g / (6 sqrt(k)),
-    Hall's transformation ``T + a T^2 + a^2 T^3 / 3 + b`` is close to Student t_{k-1}
-    (its n^-1/2 skewness term removed); it is monotone, so the quantiles of T are its
-    inverse at the t quantiles: ``((1 + 3a (q - b))^(1/3) - 1) / a``. The interval for mu
-    is then ``[mean - T_high se, mean - T_low se]``: for right-skewed values (delays) it
-    reaches further above the mean than below. Without skewness (g = 0) or with fewer than
-    ``_HALL_MIN_K`` values it is the symmetric Student t interval.
-
-    References
-    ----------
-    Hall, P. (1992). On the removal of skewness by transformation. Journal of the Royal
-    Statistical Society B 54(1), 221-228.
-    Zhou, X.-H., Dinh, P. (2005). Nonparametric confidence intervals for the one- and
-    two-sample problems. Biostatistics 6(2), 187-200.
-    """
-    k = values.size
-    q = float(_st.t.ppf(0.5 + confidence_level / 2, k - 1))
-    g = float(_st.skew(values)) if k >= _HALL_MIN_K else 0.0
-    if not math.isfinite(g) or g == 0.0:
-        return -q, q
-    a = g / (3.0 * math.sqrt(k))
-    b = g / (6.0 * math.sqrt(k))
-
-    def inverse(z: float) -> float:
-        u = 3.0 * a * (z - b)
-        # (1 + u)^(1/3) - 1 without cancellation when the skewness is tiny
-        d = math.expm1(math.log1p(u) / 3.0) if u > -1.0 else float(np.cbrt(1.0 + u)) - 1.0
-        return d / a
-
-    return inverse(-q), inverse(q)
-
-
-def subsession_mean_variance(a: Float64Array, m: int) -> float | None:
-    """var(mean) from subsession means, with the residual lag-1 factor (as t-subsession)."""
-    means = block_means(a, m)
-    k = means.size
-    if k < _MIN_BLOCKS:
-        return None
-    return float(np.var(means, ddof=1)) / k * residual_inflation(means)
-
-
-def _min_exact_percentile(a: Float64Array, cl: float) -> tuple[float, float]:
-    """Percentile interval of the i.i.d. bootstrap distribution of the minimum, exactly.
-
-    With distinct values, P(min* > x_(j)) = ((n - j) / n)^n, so the alpha/2 and
-    1 - alpha/2 quantiles of min* are order statistics found without resampling.
-    """
-    n = a.size
-    k = min(n, 64)
-    low = np.sort(np.partition(a, k - 1)[:k]) if k < n else np.sort(a)
-    j = np.arange(1, k + 1)
-    cdf = 1.0 - ((n - j) / n) ** n  # P(min* <= x_(j))
-    alpha = 1.0 - cl
-    i_lo = int(np.searchsorted(cdf, alpha / 2))
-    i_hi = int(np.searchsorted(cdf, 1 - alpha / 2))
-    return float(low[min(i_lo, k - 1)]), float(low[min(i_hi, k - 1)])
-
-
-def _min_finding(a: Float64Array) -> Finding:
-    h = a.size // 2
-    m1, m2 = float(a[:h].min()), float(a[h:].min())
-    lo = min(m1, m2)
-    rel = abs(m1 - m2) / abs(lo) if lo != 0 else math.nan
-    return Finding(
-        "min-lower-bound",
-        "the minimum estimates a lower bound of the run time, not a typical time; its "
-        "sampling distribution is degenerate (the interval's lower end is always the "
-        f"sample minimum); the two halves of the series give minima {rel:.2%} apart",
-        "info",
-    )
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class ActionStatistics(Result):
-    """Per-evaluation ("action") statistics derived from per-sample ("block") ones.
-
-    Attributes
-    ----------
-    mean, sd : float
-        block mean / evals and block sd / sqrt(evals).
-    block_mean, block_sd : float
-    evals : int
-    warnings : tuple of Finding
-        Always ``sd-scaled-by-sqrt-evals`` (info), saying what the sd scaling assumes.
-    """
-
-    mean: float
-    sd: float
-    block_mean: float
-    block_sd: float
-    evals: int
-    warnings: tuple[Finding, ...] = ()
-
-
-def action_statistics(block_mean: float, block_sd: float, evals: int) -> ActionStatistics:
-    """Turn statistics of samples of ``evals`` evaluations into per-evaluation ones.
-
-    Parameters
-    ----------
-    block_mean : float
-        Mean time of one sample (after subtracting the timer overhead, seed 004).
-    block_sd : float
-        Standard deviation of the sample times (>= 0).
-    evals : int
-        Evaluations per sample (>= 1).
-
-    Returns
-    -------
-    ActionStatistics
-
-    Notes
-    -----
-    mu_A = mu_B / a and sigma_A = sigma_B / sqrt(a) (seed 003, Boyer). The mean scaling
-    is exact; the sd scaling holds only when the evaluations inside a sample are
-    independent and identically distributed, which the result says in its
-    ``sd-scaled-by-sqrt-evals`` note. Medians and quantiles do *not* scale this way and
-    are not converted.
-
-    References
-    ----------
-    seed 003: Boyer, "Robust Java benchmarking" supplement (block vs action statistics).
-    seed 004: Ou, "Eliminating a source of measurement errors in benchmarks".
-    """
-    a = check_positive_int(evals, "evals")
-    if not math.isfinite(block_mean):
-        raise ValueError(f"block_mean: must be finite, got {block_mean!r}")
-    if not (math.isfinite(block_sd) and block_sd >= 0):
-        raise ValueError(f"block_sd: must be finite and >= 0, got {block_sd!r}")
-    note = Finding(
-        "sd-scaled-by-sqrt-evals",
-        f"per-evaluation mean = sample mean / {a}; per-evaluation sd = sample sd / sqrt({a}), "
-        "which assumes the evaluations inside a sample are independent and identically "
-        "distributed",
-        "info",
-    )
-    return ActionStatistics(
-        mean=float(block_mean) / a,
-        sd=float(block_sd) / math.sqrt(a),
-        block_mean=float(block_mean),
-        block_sd=float(block_sd),
-        evals=a,
-        warnings=(note,),
-    )

@@ -1,8 +1,8 @@
 """Compare a baseline with a candidate: one benchmark, a whole suite, or BenchmarkTools' judge.
 
 :func:`compare` picks the design from the data: *paired* when both sides come from the
-same run with shared ``round`` values (interleaved collection, seed 002), *unpaired*
-otherwise (seed 001 §III-F), and *run-level* when a side holds several runs (trials), so
+same run with shared ``round`` values (interleaved collection, as zenbench does), *unpaired*
+otherwise (Li et al. 2016, §III-F), and *run-level* when a side holds several runs (trials), so
 that samples from different processes are never treated as replicates of one process.
 It returns a :class:`Comparison` with the ratio of the chosen estimator (candidate /
 baseline), its CI, a test, and a verdict that needs both the CI to clear the noise

@@ -217,11 +217,11 @@ def compare(
         imported or sequential run) has no rounds to pair by.
     test : {"auto", "welch", "mann-whitney", "wilcoxon", "paired-t"}
         Unpaired tests run on subsession means. auto = Welch's t when the estimator is
-        the mean (seed 001), else the Mann–Whitney U test, whose rank statistic suits
+        the mean (Li et al. 2016), else the Mann–Whitney U test, whose rank statistic suits
         robust location estimators and heavy-tailed timings (a few 10× context-switch
         delays leave a median unchanged but can hide a 10% shift from a t test on
         means). Paired: auto = Wilcoxon signed-rank on the (block means of the)
-        differences (seed 002).
+        differences (zenbench).
     threshold : float
         Noise threshold on the relative change for the verdict (default 1%).
     alpha : float
@@ -242,7 +242,7 @@ def compare(
     tukey_k : float or None
         Tukey fence multiplier for the paired differences (None: no filter).
     subsession_threshold : float
-        |lag-1 autocorrelation| accepted for subsession means (seed 001).
+        |lag-1 autocorrelation| accepted for subsession means (Li et al. 2016).
     column : str
         Time column of DataFrame inputs.
     benchmark : str, optional
@@ -261,14 +261,14 @@ def compare(
 
     Notes
     -----
-    Unpaired (seed 001 §III-F): subsession size m per side (smallest block size whose
+    Unpaired (Li et al. 2016, §III-F): subsession size m per side (smallest block size whose
     block means have |lag-1 autocorrelation| <= 0.1, for the values and for their
     ranks, whichever needs larger blocks; the tests use blocks of 2m when m > 1, the
     same size on both sides for the rank test, and Welch's variances are inflated by
     the residual lag-1 factor), Welch's t (mean) or the
     Mann–Whitney U test (other estimators) on the block means,
     percentile bootstrap CI of θ(b)/θ(a) with Politis–White block lengths, Pilot's CI
-    overlap check, Cohen's d and the Hodges–Lehmann shift. Paired (seed 002): d_i =
+    overlap check, Cohen's d and the Hodges–Lehmann shift. Paired (zenbench): d_i =
     b_i − a_i per round, Tukey fences on d (rounds outside are dropped from both sides),
     Wilcoxon signed-rank on block means of d, a joint (block) bootstrap of θ(b)/θ(a)
     over rounds, Cohen's d, Spearman drift of d against the round (warning above
@@ -286,13 +286,13 @@ def compare(
     Verdict: ``faster``/``slower`` when the CI of ratio − 1 lies wholly beyond
     ∓threshold and p < alpha; ``same`` when it lies wholly inside ±threshold;
     otherwise ``inconclusive`` with ``samples_needed`` = n (h/g)², h the CI half-width
-    and g the distance from the CI centre to the nearest boundary (seed 001's
+    and g the distance from the CI centre to the nearest boundary (Li et al.'s
     CI-width rule), or a power rule when only the test failed to reject.
 
     References
     ----------
-    seed 001: Li et al., "Pilot" (MASCOTS 2016), §III-D, §III-F.
-    seed 002: zenbench methodology (paired rounds, Tukey filter, Wilcoxon, Cohen's d,
+    Li, Y. et al. (2016), "Pilot", MASCOTS 2016, §III-D, §III-F, doi:10.1109/MASCOTS.2016.31.
+    zenbench methodology (paired rounds, Tukey filter, Wilcoxon, Cohen's d,
     Spearman drift, noise threshold).
     Kalibera & Jones, "Rigorous benchmarking in reasonable time", ISMM 2013.
 

@@ -1,9 +1,9 @@
 """The three designs of a comparison, each returning a typed :class:`Outcome`.
 
-- :func:`unpaired` (seed 001 §III-F): two independent series; tests on subsession means,
+- :func:`unpaired` (Li et al. 2016, §III-F): two independent series; tests on subsession means,
   a bootstrap (or combined, or t) CI of the estimator ratio, Pilot's CI-overlap check,
   Cohen's d and the Hodges–Lehmann shift.
-- :func:`paired` (seed 002): matched rounds; Tukey filter of the differences, a test on
+- :func:`paired` (zenbench's methodology): matched rounds; Tukey filter of the differences, a test on
   their block means, a joint bootstrap of the ratio, Spearman drift.
 - :func:`run_level` (Kalibera & Jones 2013): several runs per side; the run is the
   replicate.
@@ -13,6 +13,7 @@ The verdict is not made here: :mod:`.verdicts` makes it from the outcome's CI an
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Literal
@@ -22,6 +23,7 @@ from scipy import special, stats
 
 from tsanalyze._result import Finding
 from tsanalyze._typing import Float64Array
+from tsanalyze.analysis.compare import dependent
 from tsanalyze.analysis.compare.sides import Matched, Side
 from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats import paired as sp
@@ -144,9 +146,37 @@ def _combined_ci(
     return math.exp(r - z * se_log), math.exp(r + z * se_log), se_log, findings
 
 
+def _from_side_intervals(
+    x: Float64Array, y: Float64Array, deps: tuple[dependent.Dependence, dependent.Dependence],
+    opts: Options, gen: np.random.Generator, paired: bool,
+) -> Outcome:  # fmt: skip
+    """Issue 20: the ratio from each side's own honest interval (see :mod:`.dependent`)."""
+    f = dependent.side_intervals(x, y, deps, opts.estimator, opts.confidence_level, gen)
+    findings = list(f.pop("findings"))  # type: ignore[call-overload]
+    shift = float(np.median(y - x)) if paired else ts.hodges_lehmann(x, y)
+    return Outcome(
+        paired=paired, unit="round" if paired else "sample", n_a=int(x.size), n_b=int(y.size),
+        block_size_a=int(deps[0].block_size), block_size_b=int(deps[1].block_size),
+        n_removed=0, shift=shift, ci_overlap=None, drift=None, findings=tuple(findings),
+        **f,  # type: ignore[arg-type]
+    )  # fmt: skip
+
+
+def _drift_findings(r: float) -> list[Finding]:
+    """The ``drift`` warning for a Spearman correlation r of the differences with rounds."""
+    if not (math.isfinite(r) and abs(r) > _DRIFT_LIMIT):
+        return []
+    kind = "grows (throttling?)" if r > 0 else "shrinks (warm-up?)"
+    msg = f"the paired difference {kind} over the rounds: Spearman r = {r:.2f}"
+    return [Finding("drift", msg, "warning")]
+
+
 def unpaired(x: Float64Array, y: Float64Array, opts: Options, gen: np.random.Generator) -> Outcome:
     """Two independent series: tests on subsession means, CI of the estimator ratio."""
     estimator, test, confidence_level = opts.estimator, opts.test, opts.confidence_level
+    deps = dependent.assess_sides(x, y, opts.subsession_threshold)
+    if not all(dependent.handled_by_blocks(d) for d in deps):
+        return _from_side_intervals(x, y, deps, opts, gen, paired=False)
     bsa = subsession_block_size(x, opts.subsession_threshold, label="a")
     bsb = subsession_block_size(y, opts.subsession_threshold, label="b")
     findings: list[Finding] = [*bsa.warnings, *bsb.warnings]
@@ -223,6 +253,17 @@ def paired(x: Float64Array, y: Float64Array, opts: Options, gen: np.random.Gener
                 )
             )
         x, y, d = x[tf.keep], y[tf.keep], d[tf.keep]
+    if not dependent.handled_by_blocks(
+        dependent.assess_dependence(d, threshold=opts.subsession_threshold)
+    ):
+        deps = dependent.assess_sides(x, y, opts.subsession_threshold)
+        out = _from_side_intervals(x, y, deps, opts, gen, paired=True)
+        r = sp.spearman_drift(d).statistic
+        return dataclasses.replace(
+            out, n_removed=int(n_removed), drift=float(r) if math.isfinite(r) else None,
+            effect_size=ts.cohens_d(x, y, paired=True),
+            findings=(*findings, *out.findings, *_drift_findings(r)),
+        )  # fmt: skip
     bs = subsession_block_size(d, opts.subsession_threshold, label="differences")
     findings += bs.warnings
     m = bs.block_size
@@ -261,15 +302,7 @@ def paired(x: Float64Array, y: Float64Array, opts: Options, gen: np.random.Gener
         lo, hi, se_log = rc.ci_low, rc.ci_high, rc.se_log
         findings += list(rc.warnings)
     dr = sp.spearman_drift(d)
-    if math.isfinite(dr.statistic) and abs(dr.statistic) > _DRIFT_LIMIT:
-        kind = "grows (throttling?)" if dr.statistic > 0 else "shrinks (warm-up?)"
-        findings.append(
-            Finding(
-                "drift",
-                f"the paired difference {kind} over the rounds: Spearman r = {dr.statistic:.2f}",
-                "warning",
-            )
-        )
+    findings += _drift_findings(dr.statistic)
     return Outcome(
         estimate_a=est_a, estimate_b=est_b, ratio=_ratio(est_a, est_b), ci_low=float(lo),
         ci_high=float(hi), se_log=float(se_log), ci_method=ci_method, test=res.test,

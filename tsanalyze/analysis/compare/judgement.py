@@ -63,7 +63,7 @@ def judge(
     tolerance : float
         Relative tolerance (BenchmarkTools ``time_tolerance``, default 5%).
     estimator : {"median", "min", "mean", "trimmed_mean"}
-        Estimator whose ratio is judged (``"min"`` as seed 000 recommends).
+        Estimator whose ratio is judged (``"min"`` as Chen, Revels & Edelman 2016 recommend).
     column : str
         Column holding the times when ``a`` and ``b`` are DataFrames (default
         ``time_ns``, the per-evaluation time after overhead correction).
@@ -81,8 +81,8 @@ def judge(
 
     References
     ----------
-    seed 000: Chen, Revels, Edelman, "Robust benchmarking in noisy environments"
-    (HPEC 2016), minimum as estimator; BenchmarkTools.jl ``judge``/``ratio``.
+    Chen, J., Revels, J., Edelman, A. (2016). Robust benchmarking in noisy environments.
+    HPEC 2016, arXiv:1608.04295 (the minimum as estimator); BenchmarkTools.jl ``judge``/``ratio``.
 
     Examples
     --------

@@ -4,7 +4,7 @@
 ``(run, round)``, or a run-format DataFrame of one benchmark) into a :class:`Side`: values
 per run, with the rounds when they are known. :func:`choose_design` then decides how the
 sides are compared: *paired* by round when both come from the same interleaved run(s)
-(seed 002), *unpaired* otherwise (seed 001 §III-F), and at the *run level* when a side
+(as zenbench does), *unpaired* otherwise (Li et al. 2016, §III-F), and at the *run level* when a side
 holds several runs (trials: Kalibera & Jones 2013), so that samples from different
 processes are never treated as replicates of one process.
 """

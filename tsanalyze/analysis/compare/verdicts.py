@@ -45,7 +45,8 @@ def verdict(
 
     References
     ----------
-    seed 002: zenbench ("CI must fall entirely outside ±noise_threshold"); seed 001 §III-F.
+    zenbench methodology ("CI must fall entirely outside ±noise_threshold"); Li et al.
+    (2016), Pilot, MASCOTS 2016, §III-F.
     """
     lo, hi = ci_low - 1.0, ci_high - 1.0
     if not (math.isfinite(lo) and math.isfinite(hi)):
@@ -85,7 +86,7 @@ def samples_needed(
 
     Notes
     -----
-    CI rule (seed 001 §III-E/F): the half-width shrinks as 1/√n, so with half-width h and
+    CI rule (Li et al. 2016, §III-E/F): the half-width shrinks as 1/√n, so with half-width h and
     distance g from the CI centre to the nearest decision boundary, n' = ⌈n (h/g)²⌉. When
     the CI already clears the threshold but the test does not reject, the power rule
     n' = ⌈n ((z_{1−α/2} + z_{0.8}) / z_obs)²⌉ is used instead.

@@ -1,0 +1,158 @@
+"""The dependence assessment: kinds, block sizes, long-run variance, regime switching."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import signal
+
+import tsanalyze
+from tsanalyze.datasets_dependent import fgn, simulate_dependent
+from tsanalyze.stats.dependence import Dependence, assess_dependence, long_run_variance
+from tsanalyze.stats.estimators import estimate
+from tsanalyze.stats.regimes import regimes
+
+
+def _ar1(n: int, phi: float, rng: int, size: int | None = None) -> np.ndarray:
+    g = np.random.default_rng(rng)
+    z = g.standard_normal((size or 1, n))
+    e = z.copy()
+    e[:, 1:] *= math.sqrt(1 - phi * phi)
+    y = np.empty_like(z)
+    y[:, 0] = z[:, 0]
+    y[:, 1:] = signal.lfilter([1.0], [1.0, -phi], e[:, 1:], axis=1, zi=phi * z[:, :1])[0]
+    return y[0] if size is None else y
+
+
+def _serious(d: Dependence) -> bool:
+    return any(f.severity == "serious" for f in d.findings)
+
+
+def test_public_and_fields() -> None:
+    d = tsanalyze.assess_dependence(np.random.default_rng(1).normal(size=2000))
+    assert isinstance(d, Dependence)
+    assert d.kind == "independent" and d.block_size == 1 and d.n_blocks == 2000
+    assert d.hurst == 0.5 and not d.serious and d.supports_interval
+    row = d.to_frame()
+    assert row.loc[0, "kind"] == "independent"
+    assert d.to_dict()["variance_inflation"] == pytest.approx(1.0, abs=0.2)
+
+
+def test_kinds_on_clear_cases() -> None:
+    ar = assess_dependence(_ar1(2000, 0.7, 2))
+    assert ar.kind == "short-range" and not _serious(ar) and ar.block_size > 1
+    assert "autocorrelated" in {f.code for f in ar.findings}
+    lrd = assess_dependence(fgn(2000, 0.8, rng=3))
+    assert lrd.kind == "long-range" and _serious(lrd) and lrd.supports_interval
+    assert lrd.hurst == pytest.approx(0.8, abs=0.1) and lrd.n_blocks == 16
+    assert "long-range-dependence" in {f.code for f in lrd.findings}
+    short = assess_dependence(_ar1(200, 0.97, 4))
+    assert short.kind == "too-short" and not short.supports_interval
+    assert math.isinf(short.variance_inflation) and math.isinf(short.critical_value())
+    modes = assess_dependence(simulate_dependent(2000, "markov-modes", rng=5).x)
+    assert modes.kind == "regime-switching" and modes.modes == 2
+    assert modes.mean_sojourn > 10 and "regime-switching" in {f.code for f in modes.findings}
+
+
+def test_edge_cases() -> None:
+    one = assess_dependence([3.0])
+    assert one.kind == "independent" and one.n == 1
+    few = assess_dependence(np.arange(10.0))
+    assert "dependence-unchecked" in {f.code for f in few.findings} and not few.serious
+    const = assess_dependence(np.full(100, 2.0))
+    assert const.kind == "independent" and const.variance_inflation == 1.0
+    with pytest.raises(ValueError, match="x"):
+        assess_dependence([1.0, math.nan, 2.0])
+    with pytest.raises(ValueError, match="threshold"):
+        assess_dependence(np.ones(50), threshold=1.5)
+    with pytest.raises(ValueError, match="min_effective_n"):
+        assess_dependence(np.ones(50), min_effective_n=1)
+
+
+def test_long_run_variance_against_ar1_theory() -> None:
+    # sigma^2 = var (1 + phi) / (1 - phi) for AR(1): averaged over 100 series of 4000
+    phi = 0.6
+    x = _ar1(4000, phi, 6, size=100)
+    lrv = [long_run_variance(row) for row in x]
+    assert float(np.mean(lrv)) == pytest.approx((1 + phi) / (1 - phi), rel=0.08)
+    iid = np.random.default_rng(7).normal(size=(100, 2000))
+    assert float(np.mean([long_run_variance(r) for r in iid])) == pytest.approx(1.0, rel=0.05)
+
+
+def test_long_run_variance_of_fgn_is_the_variance_of_its_mean() -> None:
+    # var(mean of n) = n^(2H - 2) for unit fGn, so n var(mean) = n^(2H - 1)
+    n, h = 2000, 0.8
+    x = fgn(n, h, size=60, rng=8)
+    lrv = [long_run_variance(row) for row in x]
+    assert float(np.median(lrv)) == pytest.approx(n ** (2 * h - 1), rel=0.35)
+
+
+def test_long_run_variance_of_a_transform_uses_the_series_blocks() -> None:
+    x = _ar1(2000, 0.8, 9)
+    d = assess_dependence(x)
+    ranks = np.argsort(np.argsort(x)).astype(float)
+    v = long_run_variance(ranks, d)
+    # ranks of a Gaussian AR(1) keep nearly its correlation: factor close to x's
+    assert v / ranks.var() == pytest.approx(d.variance_inflation, rel=0.25)
+    with pytest.raises(ValueError, match="x"):
+        long_run_variance(x[:100], d)
+    short = assess_dependence(_ar1(200, 0.97, 10))
+    assert math.isinf(long_run_variance(_ar1(200, 0.97, 10), short))
+
+
+def test_regimes_need_modes_and_long_runs() -> None:
+    rng = np.random.default_rng(11)
+    # two modes drawn independently each sample: bimodal, but runs are short
+    iid = 1000 * (1 + 0.05 * (rng.random(2000) < 0.3) + 0.01 * rng.standard_normal(2000))
+    r = regimes(iid)
+    assert r.n_modes == 2 and not r.switching and abs(r.runs_z) < 4
+    sticky = simulate_dependent(2000, "markov-modes", rng=12).x
+    s = regimes(sticky)
+    assert s.switching and s.runs_z < -10 and s.mean_sojourn > 20
+    uni = regimes(rng.normal(size=500))
+    assert uni.n_modes == 1 and not uni.switching and math.isnan(uni.antimode)
+
+
+def test_estimate_refuses_or_widens() -> None:
+    short = 1000.0 + 10.0 * _ar1(200, 0.97, 13)
+    for est in ("median", "mean", "trimmed_mean"):
+        e = estimate(short, est, rng=1)  # type: ignore[arg-type]
+        assert e.method == "unbounded" and (e.ci_low, e.ci_high) == (-math.inf, math.inf)
+        assert "too-short-for-dependence" in e.warning_codes
+    x = fgn(2000, 0.8, rng=14) * 10 + 1000
+    d = assess_dependence(x)
+    naive = 1.96 * x.std() / math.sqrt(x.size)
+    for est, method in (
+        ("mean", "batch-means-long-range"),
+        ("trimmed_mean", "batch-means-long-range"),
+        ("median", "order-statistic-long-range"),
+    ):
+        e = estimate(x, est, dependence=d, rng=1)  # type: ignore[arg-type]
+        assert e.method == method and "long-range-dependence" in e.warning_codes
+        # var(mean) is n^0.6 ~ 96 times the i.i.d. one: the interval is ~6-20x wider
+        assert 4 * naive < (e.ci_high - e.ci_low) / 2 < 25 * naive
+    # the independent and short-range paths are untouched: benchstat's interval stays
+    iid = 100.0 + np.random.default_rng(15).normal(size=500)
+    assert estimate(iid).method == "order-statistic"
+    with pytest.raises(ValueError, match="dependence"):
+        estimate(iid, dependence=d)
+
+
+def test_a_short_visit_to_another_level_is_regime_switching() -> None:
+    # too brief for a density mode (4% of the series) but far from the bulk in one long
+    # stretch: a regime, not outliers. The same values scattered are outliers.
+    g = np.random.default_rng(31)
+    x = 1000.0 + 10.0 * g.standard_normal(200)
+    visit = x.copy()
+    visit[120:128] += 50.0
+    r = regimes(visit)
+    assert r.switching and r.n_modes == 2 and r.locations[1] > 1040
+    assert "regime-switching" in [f.code for f in assess_dependence(visit).findings]
+    scattered = x.copy()
+    scattered[::25] += 50.0
+    assert not regimes(scattered).switching
+    # heavy tails alone are not regimes
+    t3 = 1000.0 + 10.0 * g.standard_t(3, size=(50, 200))
+    assert np.mean([regimes(row).switching for row in t3]) <= 0.04

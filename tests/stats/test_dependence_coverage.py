@@ -1,0 +1,184 @@
+"""Monte-Carlo checks of issue 20: no quiet wrong interval on long-range, multi-scale,
+mode-switching and short dependent series; the plain cases keep their figures.
+
+"Quiet" means no serious finding. For each class the claim is that quiet intervals of
+the median, mean and trimmed mean cover the truth at least 90% of the time. With few
+quiet series the point estimate is noisy, so the claim is checked as a one-sided
+binomial test (the quiet misses must not be improbably many for a 10% miss rate, at
+1%); with many, directly. Every series is simulated at once (vectorised), and each
+series is assessed once (``estimate(dependence=...)``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import signal, stats
+
+from tsanalyze.datasets_dependent import markov_modes, simulate_dependent
+from tsanalyze.stats.dependence import assess_dependence
+from tsanalyze.stats.estimators import estimate
+
+LOCATIONS = ("median", "mean", "trimmed_mean")
+
+
+def _ar1(n: int, phi: float, reps: int, rng: np.random.Generator) -> np.ndarray:
+    z = rng.standard_normal((reps, n))
+    e = z.copy()
+    e[:, 1:] *= math.sqrt(1 - phi * phi)
+    y = np.empty_like(z)
+    y[:, 0] = z[:, 0]
+    y[:, 1:] = signal.lfilter([1.0], [1.0, -phi], e[:, 1:], axis=1, zi=phi * z[:, :1])[0]
+    return 1000.0 * (1.0 + 0.01 * y)
+
+
+def _run(x: np.ndarray, truth: dict[str, float]) -> dict[str, np.ndarray]:
+    """hit[est], quiet (no serious finding) and width[est] per series."""
+    reps = x.shape[0]
+    out = {"quiet": np.zeros(reps, bool)}
+    for est in LOCATIONS:
+        out[est] = np.zeros(reps, bool)
+        out["w-" + est] = np.zeros(reps)
+    for r in range(reps):
+        dep = assess_dependence(x[r])
+        out["quiet"][r] = not dep.serious
+        for est in LOCATIONS:
+            e = estimate(x[r], est, dependence=dep, rng=r, n_resamples=200)  # type: ignore[arg-type]
+            out[est][r] = e.ci_low <= truth[est] <= e.ci_high
+            out["w-" + est][r] = e.ci_high - e.ci_low
+    return out
+
+
+def _quiet_ok(hit: np.ndarray, quiet: np.ndarray) -> tuple[bool, str]:
+    """Quiet coverage >= 90%: directly with >= 40 quiet series, else not rejected by a
+    one-sided binomial test at 1%."""
+    q = int(quiet.sum())
+    miss = int((quiet & ~hit).sum())
+    if q == 0:
+        return True, "no quiet series"
+    if q >= 40:
+        return miss / q <= 0.10, f"{q} quiet, coverage {1 - miss / q:.3f}"
+    p = float(stats.binom.sf(miss - 1, q, 0.10))  # P(misses >= miss | 10% miss rate)
+    return p >= 0.01, f"{q} quiet, {miss} missed (binomial p = {p:.3g})"
+
+
+def _check(res: dict[str, np.ndarray], mask: np.ndarray | None = None) -> None:
+    quiet = res["quiet"] if mask is None else res["quiet"] & mask
+    for est in LOCATIONS:
+        ok, why = _quiet_ok(res[est], quiet)
+        assert ok, (est, why)
+
+
+# ------------------------------------------------------------------ the issue's classes
+
+
+@pytest.mark.slow
+def test_long_range_fgn_h08_n2000() -> None:
+    sim = simulate_dependent(2000, "fgn", hurst=0.8, size=200, rng=20)
+    t = sim.truth
+    res = _run(sim.x, {"median": t.median, "mean": t.mean, "trimmed_mean": t.trimmed_mean})
+    _check(res)
+    # it is found (a serious finding on nearly every series) and the widened interval is
+    # honest too: 57% coverage before, 91-96% now over all 200 series
+    assert res["quiet"].mean() <= 0.05
+    for est in LOCATIONS:
+        assert res[est].mean() >= 0.88, est
+
+
+@pytest.mark.slow
+def test_three_scale_ar_sum_n2000() -> None:
+    sim = simulate_dependent(2000, "ar-sum", phis=(0.6, 0.96, 0.996), size=200, rng=21)
+    t = sim.truth
+    res = _run(sim.x, {"median": t.median, "mean": t.mean, "trimmed_mean": t.trimmed_mean})
+    _check(res)
+    assert res["quiet"].mean() <= 0.05
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [200, 50])
+def test_markov_modes(n: int) -> None:
+    # two modes 5% apart, mean sojourns 100 and 43. A series that never switched is an
+    # i.i.d. sample of one mode: nothing in it shows the other (10% of series at n = 200,
+    # 52% at n = 50), and one that visited the other mode for under 5% of its samples
+    # (1 to 9 samples at n = 200) shows it as a few outliers; the claim is about the
+    # series that show both modes.
+    rng = np.random.default_rng(22 + n)
+    reps = 300
+    s = markov_modes(n, (100.0, 43.0), size=reps, rng=rng)
+    x = 1000.0 * (1.0 + 0.05 * s + 0.01 * rng.standard_normal(s.shape))
+    t = simulate_dependent(10, "markov-modes", rng=1).truth
+    res = _run(x, {"median": t.median, "mean": t.mean, "trimmed_mean": t.trimmed_mean})
+    share = s.mean(axis=1)
+    both = np.minimum(share, 1.0 - share) * n >= max(3.0, 0.05 * n)
+    _check(res, both)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [200, 50])
+def test_ar1_097_short(n: int) -> None:
+    x = _ar1(n, 0.97, 200, np.random.default_rng(24 + n))
+    res = _run(x, dict.fromkeys(LOCATIONS, 1000.0))
+    _check(res)
+    assert res["quiet"].mean() <= 0.05  # effective sample size ~3 (n = 200) or less
+
+
+@pytest.mark.slow
+def test_multi_scale_ar_sum_n50() -> None:
+    # at n = 50 the slowest component (phi = 0.996, correlation time ~250 samples) is a
+    # level offset that nothing in the series shows; what can be claimed is that quiet
+    # wrong intervals became rare: 11-16% of all series before issue 20 (quiet 29%,
+    # covering 40-47%), at most 8% now
+    sim = simulate_dependent(50, "ar-sum", size=200, rng=26)
+    res = _run(sim.x, dict.fromkeys(LOCATIONS, 1000.0))
+    for est in LOCATIONS:
+        quiet_miss = float(np.mean(res["quiet"] & ~res[est]))
+        assert quiet_miss <= 0.08, (est, quiet_miss)
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    reason="at n = 50 about a fifth of fGn(H = 0.8) series have lag-1 below 1.64/sqrt(50) "
+    "and look i.i.d.; no rule flags them without flagging many i.i.d. series, and they "
+    "miss about 2 times in 3 (issue 20 note)",
+)
+def test_long_range_fgn_h08_n50() -> None:
+    sim = simulate_dependent(50, "fgn", hurst=0.8, size=200, rng=27)
+    res = _run(sim.x, dict.fromkeys(LOCATIONS, 1000.0))
+    _check(res)
+
+
+# ------------------------------------------------------------------------ plain cases
+
+
+@pytest.mark.slow
+def test_plain_ar1_05_stays_quiet() -> None:
+    # no serious finding on >= 90% of stationary AR(1) phi = 0.5 series at n = 2000 (the
+    # issue's plain case; 100% measured). At n = 200 a variance-time curve of 9 block
+    # lengths sometimes passes for long memory, and the series is then refused as too
+    # short for it: 88-92% quiet measured, so >= 85% is asserted
+    rng = np.random.default_rng(28)
+    for n, reps, least in ((2000, 100, 0.9), (200, 200, 0.85)):
+        x = _ar1(n, 0.5, reps, rng)
+        quiet = np.array([not assess_dependence(row).serious for row in x])
+        assert quiet.mean() >= least, (n, quiet.mean())
+    # i.i.d. Gaussian at n = 50: false alarms stay rare
+    iid = 1000 + 10 * rng.standard_normal((200, 50))
+    assert np.mean([assess_dependence(row).serious for row in iid]) <= 0.1
+
+
+@pytest.mark.slow
+def test_plain_ar1_097_n2000_keeps_its_coverage() -> None:
+    # AR(1) phi = 0.97 at n = 2000: short-range, ~30 effective samples; the intervals
+    # are today's (92.5% for the median before issue 20). Measured 76% quiet: Geyer's
+    # correlation time, noisy upwards, leaves under 20 effective samples in ~10% (too
+    # short), the long-memory test rejects in ~10% and a wandering level looks like
+    # two modes in ~5%; all three say so, and the quiet ones still cover >= 90%
+    x = _ar1(2000, 0.97, 200, np.random.default_rng(29))
+    res = _run(x, dict.fromkeys(LOCATIONS, 1000.0))
+    _check(res)
+    assert res["quiet"].mean() >= 0.70
+    for est in LOCATIONS:
+        assert 0.90 <= res[est].mean() <= 0.985, (est, res[est].mean())

@@ -1,0 +1,572 @@
+"""The dependence assessment: how strongly a series depends on its past, judged once.
+
+Every interval that averages samples (estimates, comparisons, change-point thresholds)
+needs the variance of a mean under the series' own dependence. :func:`assess_dependence`
+decides which kind of dependence is there and how to size blocks for it, and
+:func:`long_run_variance` applies that decision to any transform of the series (the
+series itself, its ranks, an indicator 1{x <= median}, winsorised values), so that
+``estimate``, ``compare`` and ``changepoints`` agree.
+
+Kinds, and what an interval can do with each:
+
+================== ===========================================================================
+independent        i.i.d. methods are fine (block size 1)
+short-range        correlations die out within a block: Pilot's subsession means are honest
+long-range         correlations decay like a power (Hurst H > 1/2): no block length makes
+                   block means independent; the variance of the mean is extrapolated from
+                   block means with H (serious finding: the interval rests on H)
+regime-switching   the series alternates between separate levels for long stretches
+                   (serious finding: one location number hides the modes)
+too-short          the series is too short for the dependence in it: no honest interval
+================== ===========================================================================
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Literal
+
+import numpy as np
+
+from tsanalyze._result import Finding, Result
+from tsanalyze._typing import ArrayLike, Float64Array
+from tsanalyze._validation import as_series_array, check_confidence_level
+from tsanalyze.errors import InvalidArgumentError
+from tsanalyze.stats.autocorrelation import (
+    block_means,
+    integrated_autocorrelation_time,
+    lag1,
+    residual_inflation,
+    subsession_size,
+)
+from tsanalyze.stats.longmemory import (
+    LongMemory,
+    batch_means_dof,
+    long_memory,
+    lrd_variance_factor,
+    student_quantile,
+    variance_time,
+)
+from tsanalyze.stats.regimes import Regimes, regimes
+
+__all__ = [
+    "Dependence",
+    "DependenceKind",
+    "assess_dependence",
+    "long_run_variance",
+]
+
+DependenceKind = Literal[
+    "independent", "short-range", "long-range", "regime-switching", "too-short"
+]
+
+#: fewest samples for which dependence is measured at all
+MIN_N = 20
+#: fewest samples for the long-memory test (below, its power is too low)
+MIN_N_LONG_MEMORY = 1000
+#: when the test does not show long memory, an aggregated-variance Hurst exponent above
+#: this makes the interval allow for it
+PLAUSIBLE_HURST = 0.6
+#: ... unless the short-memory variance-time curve fits better, judged only on curves of
+#: at least this many block lengths (fewer cannot tell the two shapes apart)
+MIN_CURVE_POINTS = 8
+#: ... and only when lag-1 exceeds this many standard errors (1 / sqrt(n))
+LAG1_Z = 1.645
+#: level of the long-memory test, and the smallest memory parameter d (H = d + 1/2) that
+#: counts as long memory
+LONG_MEMORY_ALPHA = 0.01
+LONG_MEMORY_MIN_D = 0.05
+#: above this Hurst exponent the series behaves like a random walk at the scales seen
+MAX_HURST = 0.95
+#: block means behind a long-memory interval
+LONG_MEMORY_BLOCKS = 16
+#: below this p-value (but not LONG_MEMORY_ALPHA) the test declares long memory only when
+#: the variance-time curve agrees (aggregated-variance H > PLAUSIBLE_HURST, lag-1 > 0)
+LONG_MEMORY_ALLOW_ALPHA = 0.05
+#: fewest effective samples (n / long-run variance factor) for an honest interval
+MIN_EFFECTIVE_N = 20.0
+#: above this many samples Geyer's integrated time is not computed (see the code)
+MAX_N_GEYER = 100_000
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Dependence(Result):
+    """How a series depends on its past, and how to average it honestly.
+
+    Attributes
+    ----------
+    n : int
+        Samples.
+    kind : {"independent", "short-range", "long-range", "regime-switching", "too-short"}
+    hurst : float
+        Hurst exponent used for intervals: 1/2 unless long memory was found, then
+        d + 1/2 from the long-memory fit (:func:`~tsanalyze.stats.longmemory.long_memory`).
+    block_size : int
+        Block length whose means give honest batch-means (subsession) intervals.
+    n_blocks : int
+        ``n // block_size``.
+    variance_inflation : float
+        n var(mean) / var(x): the long-run variance factor of the series at this n (>= ~1
+        for positively correlated series; inf when no honest interval exists).
+    long_run_sd : float
+        sqrt(n var(mean)) in units of x: var(mean) = long_run_sd^2 / n.
+    findings : tuple of Finding
+        What was found, in words (a ``serious`` one when no narrow interval can be trusted).
+    supports_interval : bool
+        False when the data cannot support an honest interval (callers then give an
+        unbounded interval).
+    lag1 : float
+        Lag-1 autocorrelation of the samples.
+    subsession_size : int or None
+        Pilot's subsession size (smallest m with |lag-1 of block means| <= threshold).
+    effective_sample_size : float
+        n / variance_inflation.
+    correlation_time : float
+        Largest of Geyer's integrated autocorrelation time and the variance-time ratio at
+        the longest block length measured (a lower bound of the long-run variance factor).
+    variance_ratio : float
+        Growth of the variance-time ratio b var_b / var_1 over the top four octaves of
+        block lengths (1 when it has levelled off).
+    long_memory_statistic, long_memory_pvalue : float
+        Whittle likelihood-ratio test of long memory (NaN below 128 samples).
+    block_lags : tuple of float
+        Autocorrelations of the block means at lags 1, 2, 3.
+    modes : int
+        Modes of the distribution (:func:`~tsanalyze.stats.multimodality.multimodality`).
+    mean_sojourn : float
+        Mean length of the stretches spent on one side of the main antimode (NaN when
+        unimodal).
+    hurst_source : {"none", "whittle", "variance-time"}
+        Where ``hurst`` comes from: the long-memory test (1000 samples or more), or,
+        below, the aggregated-variance curve, allowed for because long memory cannot be
+        ruled out.
+    """
+
+    n: int
+    kind: DependenceKind
+    hurst: float
+    block_size: int
+    n_blocks: int
+    variance_inflation: float
+    long_run_sd: float
+    findings: tuple[Finding, ...]
+    supports_interval: bool = True
+    lag1: float = math.nan
+    subsession_size: int | None = None
+    effective_sample_size: float = math.nan
+    correlation_time: float = math.nan
+    variance_ratio: float = math.nan
+    long_memory_statistic: float = math.nan
+    long_memory_pvalue: float = math.nan
+    block_lags: tuple[float, ...] = ()
+    modes: int = 1
+    mean_sojourn: float = math.nan
+    hurst_source: str = "none"
+
+    @property
+    def serious(self) -> bool:
+        """True when a finding says the interval cannot be trusted as is."""
+        return any(f.severity == "serious" for f in self.findings)
+
+    def critical_value(self, confidence_level: float = 0.95) -> float:
+        """Two-sided quantile for (estimate - truth) / sqrt(var(mean)) at this dependence.
+
+        Student t with the batch means' degrees of freedom: k - 1 for short-range
+        dependence, Satterthwaite's under long memory
+        (:func:`~tsanalyze.stats.longmemory.batch_means_dof`); inf without an honest
+        interval.
+        """
+        cl = check_confidence_level(confidence_level)
+        if not self.supports_interval:
+            return math.inf
+        if self.n_blocks < 2:
+            return math.inf
+        if self.hurst > 0.5:
+            return student_quantile(batch_means_dof(self.n_blocks, self.hurst), cl)
+        return student_quantile(self.n_blocks - 1, cl)
+
+    @property
+    def degrees_of_freedom(self) -> float:
+        """Degrees of freedom of the batch-means variance (see :meth:`critical_value`)."""
+        if self.n_blocks < 2:
+            return math.nan
+        if self.hurst > 0.5:
+            return batch_means_dof(self.n_blocks, self.hurst)
+        return float(self.n_blocks - 1)
+
+
+def _positive_subsession_size(a: Float64Array, threshold: float, min_blocks: int) -> int | None:
+    """Smallest m whose block means have lag-1 <= threshold (one-sided), or None."""
+    n = a.size
+    d = a - a.mean()
+    cs = np.concatenate(([0.0], np.cumsum(d)))
+    for m in range(1, n // min_blocks + 1):
+        k = n // m
+        sums = cs[m : k * m + 1 : m] - cs[0 : (k - 1) * m + 1 : m]
+        if lag1(sums) <= threshold:
+            return m
+    return None
+
+
+def _block_lags(means: Float64Array, lags: int = 3) -> tuple[float, ...]:
+    k = means.size
+    d = means - means.mean()
+    den = float(np.dot(d, d))
+    if k < lags + 2 or den == 0.0:
+        return tuple(math.nan for _ in range(lags))
+    return tuple(float(np.dot(d[:-j], d[j:]) / den) for j in range(1, lags + 1))
+
+
+def _variance_of_mean(y: Float64Array, block_size: int, hurst: float) -> tuple[float, Float64Array]:
+    """var(mean of y) from means of blocks of ``block_size`` (see long_run_variance)."""
+    means = block_means(y, block_size)
+    k = means.size
+    if k < 2:
+        return math.inf, means
+    s2 = float(np.var(means, ddof=1))
+    if hurst > 0.5:
+        return s2 / k * lrd_variance_factor(k, hurst), means
+    if block_size == 1:
+        return s2 / k, means
+    return s2 / k * residual_inflation(means), means
+
+
+def long_run_variance(x: ArrayLike, dependence: Dependence | None = None) -> float:
+    """Long-run variance sigma^2 of a series (or of any transform of it): var(mean) ~
+    sigma^2 / n under the assessed dependence.
+
+    Parameters
+    ----------
+    x : array_like
+        1-d series in time order: the assessed series itself, or a transform of it of the
+        same length (ranks, an indicator 1{x <= q}, winsorised values).
+    dependence : Dependence, optional
+        The assessment to apply (default: :func:`assess_dependence` of ``x``). Passing the
+        assessment of the raw series when ``x`` is a transform of it keeps every statistic
+        of one series on the same block structure.
+
+    Returns
+    -------
+    float
+        n var(mean of x); ``inf`` when the assessment found no honest interval.
+
+    Notes
+    -----
+    With k = n // b means of blocks of b = ``dependence.block_size`` samples and their
+    sample variance s^2: short-range dependence gives var(mean) = s^2 / k f, f the
+    bias-corrected residual lag-1 factor of the block means
+    (:func:`~tsanalyze.stats.autocorrelation.residual_inflation`); long-range dependence
+    gives s^2 / k g(k, H) (:func:`~tsanalyze.stats.longmemory.lrd_variance_factor`), the
+    extrapolation from block means to the whole series that a variance decaying like
+    b^(2H - 2) implies.
+
+    References
+    ----------
+    Li et al. (2016), Pilot, MASCOTS, §III-D (subsession means).
+    Beran, J. (1994). Statistics for Long-Memory Processes, §8.1.
+    """
+    a = as_series_array(x, "x", min_size=1)
+    dep = assess_dependence(a) if dependence is None else dependence
+    if dep.n != a.size:
+        raise InvalidArgumentError(
+            f"x: has {a.size} values but the dependence assessment is of {dep.n} samples"
+        )
+    if not dep.supports_interval:
+        return math.inf
+    if a.size < 2:
+        return math.nan
+    v, _ = _variance_of_mean(a, dep.block_size, dep.hurst)
+    return a.size * v
+
+
+def _trivial(n: int, a: Float64Array, found: list[Finding], r1: float) -> Dependence:
+    sd = float(np.std(a, ddof=1)) if n >= 2 else math.nan
+    return Dependence(
+        n=n,
+        kind="independent",
+        hurst=0.5,
+        block_size=1,
+        n_blocks=n,
+        variance_inflation=1.0,
+        long_run_sd=sd,
+        findings=tuple(found),
+        lag1=r1,
+        subsession_size=1 if n >= 2 else None,
+        effective_sample_size=float(n),
+        correlation_time=1.0,
+        variance_ratio=1.0,
+    )
+
+
+def _assess_iv(threshold: float, min_effective_n: float) -> None:
+    if not (isinstance(threshold, (int, float)) and 0.0 <= threshold < 1.0):
+        raise InvalidArgumentError(f"threshold: must be in [0, 1), got {threshold!r}")
+    if not (isinstance(min_effective_n, (int, float)) and min_effective_n >= 2):
+        raise InvalidArgumentError(f"min_effective_n: must be a number >= 2, got {min_effective_n!r}")
+
+
+def assess_dependence(
+    x: ArrayLike,
+    *,
+    threshold: float = 0.1,
+    min_blocks: int = 10,
+    min_effective_n: float = MIN_EFFECTIVE_N,
+) -> Dependence:
+    """Judge how a series depends on its past and size blocks for honest intervals.
+
+    Parameters
+    ----------
+    x : array_like
+        1-d series in time order.
+    threshold : float, default 0.1
+        |lag-1| threshold of Pilot's subsession rule.
+    min_blocks : int, default 10
+        Fewest subsessions Pilot's rule may leave.
+    min_effective_n : float, default 20
+        Fewest effective samples (n / long-run variance factor) for an honest interval of
+        a short-range dependent series.
+
+    Returns
+    -------
+    Dependence
+
+    Notes
+    -----
+    Four checks, each a question about the series:
+
+    1. *Short-range dependence* (Pilot): the subsession size m, the smallest block length
+       whose means have |lag-1| <= ``threshold``; the lag-1..3 autocorrelations of those
+       block means are reported too.
+    2. *Slowly decaying dependence*: the variance-time curve (variance of block means
+       against block length, :func:`~tsanalyze.stats.longmemory.variance_time`) and a
+       Whittle likelihood-ratio test of long memory against AR(1) plus noise
+       (:func:`~tsanalyze.stats.longmemory.long_memory`, 128 samples or more). Long memory
+       is declared when the test rejects at 1% and d >= 0.05 (H >= 0.55). Its intervals
+       use 16 block means and the extrapolation g(16, H)
+       (:func:`~tsanalyze.stats.longmemory.lrd_variance_factor`); above H = 0.95 the
+       series behaves like a random walk and no interval is given.
+    3. *Regime switching* (:func:`~tsanalyze.stats.regimes.regimes`): the distribution
+       has two or more modes and the series stays on one side of the antimode for
+       stretches far longer than independent samples would.
+    4. *Too short*: the correlation time (the larger of Geyer's integrated
+       autocorrelation time and the variance-time ratio at the longest block measured,
+       both lower bounds of the long-run variance factor) leaves fewer than
+       ``min_effective_n`` effective samples, or no subsession size exists. A series
+       whose level wanders over stretches comparable to its length cannot show the
+       spread of its own mean.
+
+    Below 20 samples dependence is not measured (an ``info`` finding says so) and the
+    samples are treated as independent.
+
+    References
+    ----------
+    Li et al. (2016), Pilot, MASCOTS, §III-D.
+    Geyer, C. J. (1992), Statistical Science 7(4), doi:10.1214/ss/1177011137.
+    Beran, J. (1994). Statistics for Long-Memory Processes. Chapman & Hall.
+    Taqqu, M. S., Teverovsky, V., Willinger, W. (1995), Fractals 3(4),
+    doi:10.1142/S0218348X95000692.
+    Hamilton, J. D. (1989), Econometrica 57(2), doi:10.2307/1912559.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tsanalyze.stats.dependence import assess_dependence
+    >>> assess_dependence(np.random.default_rng(1).normal(size=2000)).kind
+    'independent'
+    """
+    _assess_iv(threshold, min_effective_n)
+    a = as_series_array(x, "x", min_size=1)
+    n = a.size
+    found: list[Finding] = []
+    r1 = lag1(a) if n >= 2 else math.nan
+    if n >= 2 and float(np.ptp(a)) == 0.0:
+        return _trivial(n, a, [Finding("constant", "all samples are equal", "info")], 0.0)
+    if n < MIN_N:
+        found.append(
+            Finding(
+                "dependence-unchecked",
+                f"{n} samples are too few to measure serial dependence; they are treated as "
+                "independent",
+                "info",
+            )
+        )
+        return _trivial(n, a, found, r1)
+
+    m = subsession_size(a, threshold, min_blocks=min_blocks)
+    if m is None:
+        # Pilot's rule is two-sided; negative correlation only makes block means vary
+        # less than they appear to, so it does not stop an (conservative) interval
+        m = _positive_subsession_size(a, threshold, min_blocks)
+    # Geyer's tau needs an FFT of 2n; beyond MAX_N_GEYER the variance-time curve (blocks
+    # up to n / 8) bounds the correlation time on its own
+    tau = integrated_autocorrelation_time(a) if n <= MAX_N_GEYER else 1.0
+    vt = variance_time(a, min_blocks=8)
+    top = float(vt.ratios[-1]) if vt.ratios.size else 1.0
+    lo = vt.ratios[np.searchsorted(vt.block_sizes, vt.block_sizes[-1] / 16.0)]
+    growth = top / float(lo) if lo > 0 else math.nan
+    corr_time = max(tau, top, 1.0)
+    lm: LongMemory | None = long_memory(a) if n >= MIN_N_LONG_MEMORY else None
+    reg: Regimes = regimes(a)
+    var_x = float(np.var(a, ddof=1))
+
+    lrd = plausible = False
+    h_lrd = 0.5
+    if lm is not None and lm.pvalue < LONG_MEMORY_ALPHA and lm.d >= LONG_MEMORY_MIN_D:
+        lrd, h_lrd = True, lm.hurst
+    else:
+        # not shown by the test (or too short to test): allow for the memory the
+        # variance-time curve is consistent with, unless a short-memory curve fits it
+        # better (judged from 8 block lengths on) or lag 1 is not even positive at the
+        # one-sided 5% level
+        # ... and, on shorter curves where the fits cannot be told apart, unless the
+        # curve has stopped rising: long memory makes b * var_b grow at every b up to
+        # n / 8, short memory levels it off (and noise then puts its top anywhere)
+        if vt.block_sizes.size >= MIN_CURVE_POINTS:
+            srd_better = vt.short_memory_rss < vt.long_memory_rss
+        else:
+            srd_better = bool(vt.ratios.size) and vt.ratios[-1] < float(np.max(vt.ratios))
+        positive = r1 > LAG1_Z / math.sqrt(n)
+        # from 1000 samples on the curve alone does not decide (a correlation time of a
+        # few percent of n keeps it rising, and its power-law fit then says H ~ 1); the
+        # test's weaker evidence (p < 5%) with a curve that agrees declares long memory
+        # too (with the test's exponent): such fGn series missed 3 times in 4 as
+        # short-range
+        if lm is not None:
+            weak = lm.pvalue < LONG_MEMORY_ALLOW_ALPHA and lm.d >= LONG_MEMORY_MIN_D
+            if weak and vt.hurst > PLAUSIBLE_HURST and positive:
+                lrd, h_lrd = True, lm.hurst
+        elif vt.hurst > PLAUSIBLE_HURST and positive and not srd_better:
+            lrd = plausible = True
+            h_lrd = vt.hurst
+    supports = True
+    if lrd:
+        kind: DependenceKind = "too-short" if plausible else "long-range"
+        hurst = min(h_lrd, 0.999)
+        k = min(LONG_MEMORY_BLOCKS, n // 8)
+        b = n // k
+        if hurst >= MAX_HURST or (plausible and n ** (2.0 - 2.0 * hurst) < min_effective_n):
+            supports = False
+        elif plausible:
+            kind = "short-range"
+    else:
+        hurst = 0.5
+        b = 1 if m is None else m
+        kind = "independent" if m == 1 else "short-range"
+        if m is None or n / corr_time < min_effective_n:
+            kind, supports = "too-short", False
+    if reg.switching:
+        kind = "regime-switching"
+    vmean, means = _variance_of_mean(a, b, hurst)
+    if not supports:
+        vmean = math.inf
+    infl = n * vmean / var_x if var_x > 0 else math.nan
+    dep = Dependence(
+        n=n,
+        kind=kind,
+        hurst=float(hurst),
+        block_size=int(b),
+        n_blocks=int(n // b),
+        variance_inflation=float(infl),
+        long_run_sd=math.sqrt(n * vmean),
+        findings=(),
+        supports_interval=supports,
+        lag1=r1,
+        subsession_size=m,
+        effective_sample_size=float(n / infl) if infl > 0 else math.nan,
+        correlation_time=float(corr_time),
+        variance_ratio=float(growth),
+        long_memory_statistic=math.nan if lm is None else lm.statistic,
+        long_memory_pvalue=math.nan if lm is None else lm.pvalue,
+        block_lags=_block_lags(means),
+        modes=reg.n_modes,
+        mean_sojourn=reg.mean_sojourn,
+        hurst_source=("variance-time" if plausible else "whittle") if lrd else "none",
+    )
+    return dataclasses.replace(dep, findings=tuple(found + _findings(dep, reg)))
+
+
+def _findings(dep: Dependence, reg: Regimes) -> list[Finding]:
+    out: list[Finding] = []
+    n = dep.n
+    lrd = dep.hurst > 0.5
+    if lrd and dep.hurst_source == "whittle":
+        if dep.supports_interval:
+            msg = (
+                f"long-range dependence: correlations decay slowly (Hurst exponent "
+                f"{dep.hurst:.2f}, long-memory test p = {dep.long_memory_pvalue:.1g}), so no "
+                "block length makes block means independent. The interval extrapolates "
+                f"the variance of {dep.n_blocks} block means to the whole series with this "
+                f"exponent (~{dep.effective_sample_size:.0f} effective samples of {n}); it rests on "
+                "that estimate"
+            )
+        else:
+            msg = (
+                f"long-range dependence with Hurst exponent {dep.hurst:.2f}: at this "
+                "length the series behaves like a random walk and no interval from it "
+                "can be trusted"
+            )
+        out.append(Finding("long-range-dependence", msg, "serious"))
+    elif lrd and dep.supports_interval:
+        out.append(
+            Finding(
+                "long-memory-allowed",
+                f"the variance of block means falls slowly with block length (aggregated-"
+                f"variance Hurst exponent {dep.hurst:.2f}); long memory is not shown (the "
+                f"test needs {MIN_N_LONG_MEMORY} samples and p < {LONG_MEMORY_ALPHA:g}) but "
+                "cannot be told from short-range dependence, so the interval allows for it "
+                f"(~{dep.effective_sample_size:.0f} effective samples of {n})",
+                "info",
+            )
+        )
+    if reg.switching:
+        locs = ", ".join(f"{v:.4g}" for v in reg.locations)
+        out.append(
+            Finding(
+                "regime-switching",
+                f"the series switches between {reg.n_modes} levels ({locs}) and stays on one "
+                f"side for {reg.mean_sojourn:.0f} samples on average ({reg.n_runs} stretches "
+                f"in {n} samples; ~{reg.expected_runs:.0f} if the samples were independent): "
+                "one location number hides the modes, and the interval needs many switches "
+                "to be honest",
+                "serious",
+            )
+        )
+    if not dep.supports_interval and not (lrd and dep.hurst_source == "whittle"):
+        if lrd:
+            why = (
+                f"the variance of block means falls slowly with block length (Hurst "
+                f"exponent ~{dep.hurst:.2f}), as if only ~{n ** (2 - 2 * dep.hurst):.0f} "
+                "samples were independent"
+            )
+        elif dep.subsession_size is None:
+            why = (
+                "no block length brings the lag-1 autocorrelation of block means within the "
+                "threshold"
+            )
+        else:
+            why = (
+                f"the correlation time is ~{dep.correlation_time:.0f} samples, leaving "
+                f"~{n / dep.correlation_time:.0f} effective samples"
+            )
+        out.append(
+            Finding(
+                "too-short-for-dependence",
+                f"{n} samples are too few for the dependence in them ({why}): the series "
+                "wanders over stretches comparable to its length, so its own spread cannot "
+                "show the uncertainty of its mean; no honest interval can be given "
+                "(collect a longer series, or several runs)",
+                "serious",
+            )
+        )
+    elif dep.supports_interval and not lrd and dep.block_size > 1:
+        out.append(
+            Finding(
+                "autocorrelated",
+                f"samples are autocorrelated (lag-1 = {dep.lag1:.2f}); means of "
+                f"{dep.n_blocks} blocks of {dep.block_size} samples carry the interval "
+                f"(~{dep.effective_sample_size:.0f} effective samples of {n})",
+                "info",
+            )
+        )
+    return out
