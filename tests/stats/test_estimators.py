@@ -361,12 +361,15 @@ def test_trimmed_mean_block_bootstrap_coverage() -> None:
     # without the calibration, about 60% for the naive i.i.d. bootstrap)
     rng = np.random.default_rng(31)
     reps = 200
-    hit = 0
+    hit = block = 0
     for r in range(reps):
         s = simulate_series(2000, rng=rng, noise="gaussian", phi=0.7)
         e = estimate(s.x, "trimmed_mean", rng=r, n_resamples=400)
-        assert e.method == "percentile-stationary-block"
+        block += e.method == "percentile-stationary-block"
         hit += e.ci_low <= s.truth.trimmed_mean <= e.ci_high
+    # the rest are the long-memory test's false alarms at its 5% level (issue 20: a wider
+    # long-range interval, never a narrower one); 3 of 100 in our runs
+    assert block / reps >= 0.9
     # 200 replications: binomial sd 1.5 points
     assert 0.92 <= hit / reps <= 0.98
 

@@ -162,6 +162,7 @@ def _short_memory_fit(b: Float64Array, var: Float64Array, n: int) -> float:
     if int(np.count_nonzero(ok)) < 4:
         return math.nan
     b, lv = b[ok], np.log(var[ok])
+    lv = lv - lv[0]  # relative to the first block size: the fit is the same at any scale
     w = np.sqrt(n / b)
     bn = np.append(b, float(n))
 
@@ -188,6 +189,7 @@ def _aggregated_variance_fit(
     if int(np.count_nonzero(ok)) < 2:
         return math.nan, math.nan, math.nan
     b, lv = b[ok], np.log(var[ok])
+    lv = lv - lv[0]  # relative to the first block size: the fit is the same at any scale
     w = np.sqrt(n / b)
     lb, ln = np.log(b), math.log(n)
 
