@@ -214,11 +214,13 @@ def format_duration(seconds: float | None) -> str:
     return format_time(seconds * 1e9, digits=3)
 
 
-def format_percent(fraction: float | None, digits: int = 3) -> str:
-    """Format a fraction as a percentage: ``0.8712 -> '87.1%'``."""
+def format_percent(fraction: float | None, digits: int = 3, *, signed: bool = False) -> str:
+    """Format a fraction as a percentage: ``0.8712 -> '87.1%'`` (``'+87.1%'`` with
+    ``signed`` for a change)."""
     if fraction is None or not math.isfinite(fraction):
         return "–"
-    return f"{_sig(fraction * 100, digits)}%"
+    text = f"{_sig(fraction * 100, digits)}%"
+    return "+" + text if signed and fraction > 0 else text
 
 
 def format_ratio(ratio: float | None) -> str:

@@ -66,3 +66,13 @@ def test_other_formats() -> None:
     assert format_duration(1.9) == "1.90 s"
     assert format_duration(0.312) == "312 ms"
     assert format_duration(150.0) == "2.50 min"
+
+
+def test_format_percent_signed_for_changes() -> None:
+    from tsanalyze._units import format_percent
+
+    assert format_percent(2.774, signed=True) == "+277%"
+    assert format_percent(-0.05, signed=True) == "-5.00%"
+    assert format_percent(0.0, signed=True) == "0%"
+    assert format_percent(0.5) == "50.0%"
+    assert format_percent(float("nan"), signed=True) == "–"

@@ -32,11 +32,6 @@ _REPLACED = frozenset(
 )
 
 
-def _signed_percent(fraction: float) -> str:
-    text = format_percent(fraction)
-    return text if text.startswith(("-", "–")) else "+" + text
-
-
 def _changepoint_list(locations: Sequence[int], shown: int = 6) -> str:
     if not locations:
         return "no change point"
@@ -49,8 +44,8 @@ def _steady(s: SeriesAnalysis, codes: set[str]) -> list[Finding]:
     out: list[Finding] = []
     if not s.stable and s.classification != "raw":  # searched, and nothing settled
         why = (
-            f"the level drifts by {_signed_percent(s.drift.total_change)} over the run "
-            f"({_signed_percent(s.drift.slope_per_1000)} per 1000 samples)"
+            f"the level drifts by {format_percent(s.drift.total_change, signed=True)} over "
+            f"the run ({format_percent(s.drift.slope_per_1000, signed=True)} per 1000 samples)"
             if s.drift is not None
             else f"no phase holds more than half of the {s.n} samples "
             f"({_changepoint_list(s.changepoints)})"
