@@ -274,3 +274,15 @@ def test_floor_stays_exact_on_data_that_hit_it(tick: float) -> None:
     assert covered == reps
     assert hits == reps
     assert 2.0 <= widths / reps < 2.5
+
+
+def test_the_floor_interval_never_reaches_below_zero() -> None:
+    # pyperf's timeit_strip (12 values) extrapolated the lower end to -28 ns; so does a
+    # short, evenly spread tail; times are > 0, so estimate's interval of the minimum stops
+    # at 0 (floor_interval itself stays location-equivariant for any real data)
+    from tsanalyze.stats.estimators import estimate
+
+    x = np.array([5.0, 40.0, 80.0, 120.0, 160.0, 200.0, 240.0, 280.0, 320.0, 360.0, 400.0, 440.0])
+    assert floor_interval(x).ci_low < 0  # the extrapolation this guards against
+    e = estimate(x, "min", rng=1)
+    assert 0.0 == e.ci_low < e.ci_high == x.min()

@@ -489,7 +489,8 @@ def estimate(
         # tail (stats/floor.py), from minima of blocks when the samples are dependent
         f = floor_interval(a, confidence_level=cl, tick=tk.tick, block=m if m else 1)
         found.extend(f.warnings)
-        return result(f.ci_low, f.ci_high, f.method, effective_sample_size=float(f.n))
+        # times are > 0 (checked above): the floor of a time is never below zero
+        return result(max(f.ci_low, 0.0), f.ci_high, f.method, effective_sample_size=float(f.n))
     if float(np.ptp(a)) == 0.0:
         found.append(Finding("constant", "all samples are equal: the interval is a point", "info"))
         return result(est, est, "none", effective_sample_size=float(n))
