@@ -155,19 +155,25 @@ class SideRef:
 
     def frame(self) -> pd.DataFrame:
         """The rows of the segments, with the columns of :func:`comparison_jobs`' sides
-        (read one series at a time; ``run`` built from codes, no string per row)."""
+        (read one series at a time into columns allocated once; ``run`` from codes)."""
         code = {r: i for i, r in enumerate(self.runs)}
-        cols: dict[str, list[np.ndarray]] = {c: [] for c in _COMPARE_COLUMNS}
+        n = sum(stop - start for _, _, start, stop in self.parts)
+        runs = np.empty(n, np.int32)
+        cols: dict[str, np.ndarray] = {}
+        at = 0
         for read, rid, start, stop in self.parts:
             df = read(())
             for c in _COMPARE_COLUMNS[1:]:
-                cols[c].append(df[c].to_numpy()[start:stop].copy())
-            cols["run"].append(np.full(stop - start, code[rid], np.int32))
+                v = df[c].to_numpy()
+                if c not in cols:
+                    cols[c] = np.empty(n, v.dtype)
+                cols[c][at : at + stop - start] = v[start:stop]
+            runs[at : at + stop - start] = code[rid]
+            at += stop - start
             del df
-        run = pd.Categorical.from_codes(
-            np.concatenate(cols.pop("run")), categories=pd.Index(self.runs, dtype=object)
-        )
-        side = pd.DataFrame({"run": run, **{c: np.concatenate(v) for c, v in cols.items()}})
+        cats = pd.Index(self.runs, dtype=object)
+        run = pd.Categorical.from_codes(runs, categories=cats)
+        side = pd.DataFrame({"run": run, **cols}, copy=False)
         side.attrs["runs"] = SharedMeta(self.meta)
         return side
 
