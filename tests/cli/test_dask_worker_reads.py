@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import pickle
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,14 +33,9 @@ SAMPLES = sorted((Path(__file__).parents[2] / "data" / "samples").glob("*.parque
 Cli = Callable[..., Result]
 
 
-@pytest.fixture(scope="module")
-def client() -> Iterator[Any]:
-    cluster = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
-    )
-    with distributed.Client(cluster) as c:
-        yield c
-    cluster.close()
+@pytest.fixture
+def client(dask_client: Any) -> Any:
+    return dask_client
 
 
 @pytest.fixture(scope="module")

@@ -1,13 +1,14 @@
 """``engine="dask"`` and ``report --engine dask`` (issue 19): the local engine's report, as Dask tasks.
 
-One in-process LocalCluster (two single-threaded workers in this process) serves every test.
+One in-process LocalCluster (two single-threaded workers in this process, the `dask_client`
+fixture of conftest.py) serves every test.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,14 +27,9 @@ distributed = pytest.importorskip("distributed")
 SAMPLES = sorted((Path(__file__).parents[2] / "data" / "samples").glob("*.parquet"))
 
 
-@pytest.fixture(scope="module")
-def client() -> Iterator[Any]:
-    cluster = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
-    )
-    with distributed.Client(cluster) as c:
-        yield c
-    cluster.close()
+@pytest.fixture
+def client(dask_client: Any) -> Any:
+    return dask_client
 
 
 def _doc(result: Any) -> str:
