@@ -19,12 +19,16 @@ file into one frame (so at 10^8 samples it does not fit here), and compares the 
 of ``bench_scale.py``: 2 runs x 2 benchmarks x 2.5 x 10^6 rounds), and whether the JSON
 documents are identical.
 
-Measured here (shared 2-core machine, 23 GB; nice -n 10; see docs/src/dask.md):
+Measured here on 26 November 2026 (shared 2-core machine, 23 GB, nice -n 10, load average
+8 to 17 from other jobs; see docs/src/dask.md):
 
-- 10^7 samples (bench_scale's files), load average 9 to 12: dask engine 248 s, client peak
-  0.46 GB, workers' peaks 1.94 and 1.95 GB (tree 4.3 GB); local engine (``-j 2``) 262 s,
-  tree 4.6 GB; JSON documents identical.
-- runs x samples: see the table in docs/src/dask.md (filled from this script's output).
+- ``--files`` on bench_scale's 10^7-sample files: dask engine 327 s, client peak 0.63 GB,
+  workers 1.53 and 1.53 GB (tree 3.68 GB); local engine (``--jobs 2``) 187 s, client
+  2.75 GB (tree 4.75 GB); JSON documents identical.
+- ``--runs 100 --samples 100000``: 179 s, client 0.58 GB, workers 0.72 and 1.15 GB.
+- ``--runs 1000 --samples 100000`` (10^8 samples, run once, not extrapolated): 1584 s,
+  client 2.06 GB, workers 1.52 and 6.98 GB (the latter: the one run-level comparison
+  of 2 x 500 runs), tree 8.89 GB.
 
 Run: ``nice -n 10 python benchmarks/bench_dask.py [--runs 1000] [--samples 100000]
 [--dir DIR] [--local]`` or ``… --files old.parquet new.parquet``
