@@ -124,7 +124,9 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=1000)
     ap.add_argument("--samples", type=int, default=100_000)
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "tsanalyze-bench-dask")
+    ap.add_argument(
+        "--dir", type=Path, default=Path(tempfile.gettempdir()) / "tsanalyze-bench-dask"
+    )
     ap.add_argument("--local", action="store_true", help="also run the local engine, compare")
     ap.add_argument("--files", type=Path, nargs="+", help="report these files with both engines")
     opts = ap.parse_args()
