@@ -24,7 +24,9 @@ too-short          the series is too short for the dependence in it: no honest i
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import math
+from collections import OrderedDict
 from typing import Literal
 
 import numpy as np
@@ -54,6 +56,7 @@ __all__ = [
     "Dependence",
     "DependenceKind",
     "assess_dependence",
+    "clear_memo",
     "long_run_variance",
 ]
 
@@ -88,6 +91,12 @@ LONG_MEMORY_ALLOW_ALPHA = 0.05
 MIN_EFFECTIVE_N = 20.0
 #: above this many samples Geyer's integrated time is not computed (see the code)
 MAX_N_GEYER = 100_000
+#: assessments kept by :func:`assess_dependence` (least recently used dropped first)
+MEMO_SIZE = 8192
+
+#: (digest of the samples, their number, the settings) -> assessment (issue 24: a report
+#: assesses each series for its analysis, every comparison it is a side of and its trials)
+_MEMO: OrderedDict[tuple[bytes, int, float, int, float], Dependence] = OrderedDict()
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -359,6 +368,12 @@ def assess_dependence(
     Below 20 samples dependence is not measured (an ``info`` finding says so) and the
     samples are treated as independent.
 
+    The assessment depends on the samples and the settings alone, and is costly (two
+    likelihood fits and four curve fits): the last :data:`MEMO_SIZE` assessments are
+    kept, keyed by a digest of the samples' bytes, and an equal series gets the kept
+    (immutable) result. A report assesses each series for its analysis, again for every
+    comparison it is a side of and for its trials; now once (:func:`clear_memo` forgets).
+
     References
     ----------
     Li et al. (2016), Pilot, MASCOTS, §III-D.
@@ -377,6 +392,28 @@ def assess_dependence(
     """
     _assess_iv(threshold, min_effective_n)
     a = as_series_array(x, "x", min_size=1)
+    key = (
+        hashlib.blake2b(a.tobytes(), digest_size=20).digest(), a.size, float(threshold),
+        int(min_blocks), float(min_effective_n),
+    )  # fmt: skip
+    dep = _MEMO.get(key)
+    if dep is None:
+        dep = _assess(a, threshold, min_blocks, min_effective_n)
+        _MEMO[key] = dep
+        if len(_MEMO) > MEMO_SIZE:
+            _MEMO.popitem(last=False)
+    else:
+        _MEMO.move_to_end(key)
+    return dep
+
+
+def clear_memo() -> None:
+    """Forget the assessments :func:`assess_dependence` kept (tests, long sessions)."""
+    _MEMO.clear()
+
+
+def _assess(a: Float64Array, threshold: float, min_blocks: int, min_effective_n: float) -> Dependence:
+    """:func:`assess_dependence` of a checked series, computed."""
     n = a.size
     found: list[Finding] = []
     r1 = lag1(a) if n >= 2 else math.nan

@@ -20,7 +20,7 @@ import math
 import numpy as np
 from scipy import optimize
 from scipy.special import chdtrc, stdtrit
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from tsanalyze._result import Result
 from tsanalyze._typing import ArrayLike, Float64Array
@@ -306,11 +306,22 @@ def _whittle(
     return nll, bounds
 
 
+#: the BLAS libraries loaded, found once (threadpoolctl's search of the loaded libraries
+#: cost ~2-7 ms a call, more than the fits themselves on 1000 samples)
+_BLAS: list[ThreadpoolController] = []
+
+
+def _blas() -> ThreadpoolController:
+    if not _BLAS:  # numpy's and scipy's BLAS are loaded by now (imported above)
+        _BLAS.append(ThreadpoolController())
+    return _BLAS[0]
+
+
 def _fit(nll, bounds, starts) -> optimize.OptimizeResult:  # type: ignore[no-untyped-def]
     best = None
     # L-BFGS-B calls BLAS on vectors of 3-4 numbers; a multithreaded BLAS then spends
     # its time waking threads (8x slower on a busy 2-core machine), so one thread
-    with threadpool_limits(limits=1, user_api="blas"):
+    with _blas().limit(limits=1, user_api="blas"):
         for p0 in starts:
             r = optimize.minimize(
                 nll, np.asarray(p0, float), jac=True, method="L-BFGS-B", bounds=bounds
