@@ -44,11 +44,13 @@ from tsanalyze.stats.autocorrelation import (
 )
 from tsanalyze.stats.longmemory import (
     LongMemory,
+    aggregated_variance_fit,
     batch_means_dof,
     long_memory,
     lrd_variance_factor,
+    short_memory_fit,
     student_quantile,
-    variance_time,
+    variance_curve,
 )
 from tsanalyze.stats.regimes import Regimes, regimes
 
@@ -438,7 +440,7 @@ def _assess(a: Float64Array, threshold: float, min_blocks: int, min_effective_n:
     # Geyer's tau needs an FFT of 2n; beyond MAX_N_GEYER the variance-time curve (blocks
     # up to n / 8) bounds the correlation time on its own
     tau = integrated_autocorrelation_time(a) if n <= MAX_N_GEYER else 1.0
-    vt = variance_time(a, min_blocks=8)
+    vt = _Curve(a)
     top = float(vt.ratios[-1]) if vt.ratios.size else 1.0
     lo = vt.ratios[np.searchsorted(vt.block_sizes, vt.block_sizes[-1] / 16.0)]
     growth = top / float(lo) if lo > 0 else math.nan
@@ -459,10 +461,11 @@ def _assess(a: Float64Array, threshold: float, min_blocks: int, min_effective_n:
         # ... and, on shorter curves where the fits cannot be told apart, unless the
         # curve has stopped rising: long memory makes b * var_b grow at every b up to
         # n / 8, short memory levels it off (and noise then puts its top anywhere)
-        if vt.block_sizes.size >= MIN_CURVE_POINTS:
-            srd_better = vt.short_memory_rss < vt.long_memory_rss
-        else:
-            srd_better = bool(vt.ratios.size) and vt.ratios[-1] < float(np.max(vt.ratios))
+        def srd_better() -> bool:
+            if vt.block_sizes.size >= MIN_CURVE_POINTS:
+                return vt.short_memory_rss < vt.long_memory_rss
+            return bool(vt.ratios.size) and vt.ratios[-1] < float(np.max(vt.ratios))
+
         positive = r1 > LAG1_Z / math.sqrt(n)
         # from 1000 samples on the curve alone does not decide (a correlation time of a
         # few percent of n keeps it rising, and its power-law fit then says H ~ 1); the
@@ -473,7 +476,7 @@ def _assess(a: Float64Array, threshold: float, min_blocks: int, min_effective_n:
             weak = lm.pvalue < LONG_MEMORY_ALLOW_ALPHA and lm.d >= LONG_MEMORY_MIN_D
             if weak and vt.hurst > PLAUSIBLE_HURST and positive:
                 lrd, h_lrd = True, lm.hurst
-        elif vt.hurst > PLAUSIBLE_HURST and positive and not srd_better:
+        elif vt.hurst > PLAUSIBLE_HURST and positive and not srd_better():
             lrd = plausible = True
             h_lrd = vt.hurst
     supports = True
@@ -521,6 +524,37 @@ def _assess(a: Float64Array, threshold: float, min_blocks: int, min_effective_n:
         hurst_source=("variance-time" if plausible else "whittle") if lrd else "none",
     )
     return dataclasses.replace(dep, findings=tuple(found + _findings(dep, reg)))
+
+
+class _Curve:
+    """The variance-time curve of a series (:func:`~tsanalyze.stats.longmemory.variance_time`)
+    whose two least-squares fits are made when first asked for: from 1000 samples on the
+    long-memory test decides and the fits are rarely needed (issue 24)."""
+
+    def __init__(self, a: Float64Array) -> None:
+        self.n = a.size
+        self.block_sizes, self.variances, self.ratios = variance_curve(a, 8)
+        self._power: tuple[float, float, float] | None = None
+        self._short: float | None = None
+
+    @property
+    def hurst(self) -> float:
+        return self._power_fit()[1]
+
+    @property
+    def long_memory_rss(self) -> float:
+        return self._power_fit()[2]
+
+    @property
+    def short_memory_rss(self) -> float:
+        if self._short is None:
+            self._short = short_memory_fit(self.block_sizes, self.variances, self.n)
+        return self._short
+
+    def _power_fit(self) -> tuple[float, float, float]:
+        if self._power is None:
+            self._power = aggregated_variance_fit(self.block_sizes, self.variances, self.n)
+        return self._power
 
 
 def _findings(dep: Dependence, reg: Regimes) -> list[Finding]:
