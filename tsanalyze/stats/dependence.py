@@ -27,6 +27,7 @@ import dataclasses
 import hashlib
 import math
 from collections import OrderedDict
+from collections.abc import Iterable
 from typing import Literal
 
 import numpy as np
@@ -59,6 +60,8 @@ __all__ = [
     "DependenceKind",
     "assess_dependence",
     "clear_memo",
+    "keep",
+    "kept",
     "long_run_variance",
 ]
 
@@ -96,9 +99,11 @@ MAX_N_GEYER = 100_000
 #: assessments kept by :func:`assess_dependence` (least recently used dropped first)
 MEMO_SIZE = 8192
 
-#: (digest of the samples, their number, the settings) -> assessment (issue 24: a report
-#: assesses each series for its analysis, every comparison it is a side of and its trials)
-_MEMO: OrderedDict[tuple[bytes, int, float, int, float], Dependence] = OrderedDict()
+#: (digest of the samples, their number, threshold, min_blocks, min_effective_n)
+MemoKey = tuple[bytes, int, float, int, float]
+#: key -> assessment (issue 24: a report assesses each series for its analysis, every
+#: comparison it is a side of and its trials)
+_MEMO: OrderedDict[MemoKey, Dependence] = OrderedDict()
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -394,19 +399,45 @@ def assess_dependence(
     """
     _assess_iv(threshold, min_effective_n)
     a = as_series_array(x, "x", min_size=1)
-    key = (
-        hashlib.blake2b(a.tobytes(), digest_size=20).digest(), a.size, float(threshold),
-        int(min_blocks), float(min_effective_n),
-    )  # fmt: skip
+    key = _key(a, threshold, min_blocks, min_effective_n)
     dep = _MEMO.get(key)
     if dep is None:
         dep = _assess(a, threshold, min_blocks, min_effective_n)
-        _MEMO[key] = dep
-        if len(_MEMO) > MEMO_SIZE:
-            _MEMO.popitem(last=False)
+        keep([(key, dep)])
     else:
         _MEMO.move_to_end(key)
     return dep
+
+
+def _key(a: Float64Array, threshold: float, min_blocks: int, min_effective_n: float) -> MemoKey:
+    digest = hashlib.blake2b(a.tobytes(), digest_size=20).digest()
+    return digest, a.size, float(threshold), int(min_blocks), float(min_effective_n)
+
+
+def kept(
+    x: ArrayLike,
+    *,
+    threshold: float = 0.1,
+    min_blocks: int = 10,
+    min_effective_n: float = MIN_EFFECTIVE_N,
+) -> tuple[MemoKey, Dependence] | None:
+    """The assessment :func:`assess_dependence` kept for ``x`` and these settings, with
+    its key (None when none is kept): what :func:`keep` takes in another process."""
+    a = as_series_array(x, "x", min_size=1)
+    key = _key(a, threshold, min_blocks, min_effective_n)
+    dep = _MEMO.get(key)
+    return None if dep is None else (key, dep)
+
+
+def keep(entries: Iterable[tuple[MemoKey, Dependence]]) -> None:
+    """Keep assessments, each under its key (from :func:`kept`, possibly in another
+    process: the worker that analysed a series hands its assessment to the one that
+    compares it)."""
+    for key, dep in entries:
+        _MEMO[key] = dep
+        _MEMO.move_to_end(key)
+    while len(_MEMO) > MEMO_SIZE:
+        _MEMO.popitem(last=False)
 
 
 def clear_memo() -> None:
@@ -414,7 +445,9 @@ def clear_memo() -> None:
     _MEMO.clear()
 
 
-def _assess(a: Float64Array, threshold: float, min_blocks: int, min_effective_n: float) -> Dependence:
+def _assess(
+    a: Float64Array, threshold: float, min_blocks: int, min_effective_n: float
+) -> Dependence:
     """:func:`assess_dependence` of a checked series, computed."""
     n = a.size
     found: list[Finding] = []
