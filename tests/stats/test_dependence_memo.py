@@ -140,4 +140,3 @@ def test_an_assessment_handed_over_is_not_made_again(monkeypatch: pytest.MonkeyP
     with pytest.raises(AssertionError, match="assessed again"):
         assess_dependence(x[:-1])
     clear_memo()
-
