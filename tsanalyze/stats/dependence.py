@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import math
+import threading
 from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Literal
@@ -104,6 +105,8 @@ MemoKey = tuple[bytes, int, float, int, float]
 #: key -> assessment (issue 24: a report assesses each series for its analysis, every
 #: comparison it is a side of and its trials)
 _MEMO: OrderedDict[MemoKey, Dependence] = OrderedDict()
+#: threads (a Dask worker's) may share the memo
+_LOCK = threading.Lock()
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -400,18 +403,19 @@ def assess_dependence(
     _assess_iv(threshold, min_effective_n)
     a = as_series_array(x, "x", min_size=1)
     key = _key(a, threshold, min_blocks, min_effective_n)
-    dep = _MEMO.get(key)
+    with _LOCK:
+        dep = _MEMO.get(key)
+        if dep is not None:
+            _MEMO.move_to_end(key)
     if dep is None:
         dep = _assess(a, threshold, min_blocks, min_effective_n)
         keep([(key, dep)])
-    else:
-        _MEMO.move_to_end(key)
     return dep
 
 
 def _key(a: Float64Array, threshold: float, min_blocks: int, min_effective_n: float) -> MemoKey:
     digest = hashlib.blake2b(a.tobytes(), digest_size=20).digest()
-    return digest, a.size, float(threshold), int(min_blocks), float(min_effective_n)
+    return digest, a.size, threshold, min_blocks, min_effective_n
 
 
 def kept(
@@ -425,7 +429,8 @@ def kept(
     its key (None when none is kept): what :func:`keep` takes in another process."""
     a = as_series_array(x, "x", min_size=1)
     key = _key(a, threshold, min_blocks, min_effective_n)
-    dep = _MEMO.get(key)
+    with _LOCK:
+        dep = _MEMO.get(key)
     return None if dep is None else (key, dep)
 
 
@@ -433,16 +438,18 @@ def keep(entries: Iterable[tuple[MemoKey, Dependence]]) -> None:
     """Keep assessments, each under its key (from :func:`kept`, possibly in another
     process: the worker that analysed a series hands its assessment to the one that
     compares it)."""
-    for key, dep in entries:
-        _MEMO[key] = dep
-        _MEMO.move_to_end(key)
-    while len(_MEMO) > MEMO_SIZE:
-        _MEMO.popitem(last=False)
+    with _LOCK:
+        for key, dep in entries:
+            _MEMO[key] = dep
+            _MEMO.move_to_end(key)
+        while len(_MEMO) > MEMO_SIZE:
+            _MEMO.popitem(last=False)
 
 
 def clear_memo() -> None:
     """Forget the assessments :func:`assess_dependence` kept (tests, long sessions)."""
-    _MEMO.clear()
+    with _LOCK:
+        _MEMO.clear()
 
 
 def _assess(
