@@ -98,7 +98,8 @@ def two_passes(
     futures: list[Any] = []
     try:
         if not jobs:
-            return [second(w, a) for w, a in zip([], decide([]), strict=True)]
+            decide([])
+            return []
         data = client.scatter(list(jobs))
         # pure=False: tasks that pickle alike are still distinct (each series has its seed)
         ws = client.map(_own_copy, [first] * len(data), data, pure=False)

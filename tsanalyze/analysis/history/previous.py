@@ -8,9 +8,9 @@ or its ``tsanalyze-history`` JSON document) series by series and says which did,
 a CI dashboard never rewrites its past silently.
 
 A previous change is the *same* when a current change of its series starts at the same
-commit; *moved* when a current change of its series in the same direction has a commit
-set that overlaps its own (or holds its commit) but starts elsewhere; otherwise it
-*disappeared*. A current change that starts before the previous newest commit and matches
+commit; *moved* when the nearest current change of its series in the same direction (not
+already matched) starts elsewhere and either its commit set overlaps the previous one's,
+or no other previous change of the series is nearer to it; otherwise it *disappeared*. A current change that starts before the previous newest commit and matches
 no previous change *appeared*. Changes at or after the previous newest commit are new data,
 not revisions; previous changes at commits outside the current analysis (``--since``,
 ``--last``) are not compared.
@@ -40,6 +40,11 @@ REVISION_COLUMNS = (
 
 def _short(commit: Any) -> str:
     return str(commit)[:10]
+
+
+def _key(c: Any) -> tuple[Any, str, str]:
+    """(benchmark, machine, env) of a change (a dict or a row)."""
+    return (c.get("benchmark"), c.get("machine") or "", c.get("env") or "")
 
 
 def _previous_doc(previous: History | Mapping[str, Any]) -> dict[str, Any]:
@@ -78,28 +83,36 @@ def against_previous(h: History, previous: History | Mapping[str, Any]) -> Histo
         )  # fmt: skip
     cutoff = pos[newest]
     matched: set[int] = set()
-    for p in doc["changes"]:
-        if p.get("commit") not in pos:
-            continue  # outside the commits analysed now
-        key = (p.get("benchmark"), p.get("machine") or "", p.get("env") or "")
-        same_series = changes[
-            (changes["benchmark"] == key[0])
-            & (changes["machine"] == key[1])
-            & (changes["env"] == key[2])
+    prev = [p for p in doc["changes"] if p.get("commit") in pos]  # others: outside, skipped
+    pending = []
+    for p in prev:  # first the changes that stayed where they were
+        same = changes.index[
+            (changes["benchmark"] == p.get("benchmark"))
+            & (changes["machine"] == (p.get("machine") or ""))
+            & (changes["env"] == (p.get("env") or ""))
+            & (changes["commit"] == p["commit"])
         ]
+        free = [int(i) for i in same if int(i) not in matched]
+        if free:
+            matched.add(free[0])
+        else:
+            pending.append(p)
+    for p in pending:
+        key = _key(p)
+        at = pos[p["commit"]]
         was = list(p.get("commits") or [p["commit"]])
-        hit = same_series[same_series["commit"] == p["commit"]]
-        if len(hit):
-            matched.add(int(hit.index[0]))
-            continue
         was_set = {*was, p["commit"]}
+        rivals = [pos[q["commit"]] for q in prev if q is not p and _key(q) == key]
         moved = None
-        for i, c in same_series.iterrows():
-            if int(i) in matched or c["direction"] != p.get("direction"):
+        best = None
+        for i, c in changes.iterrows():
+            if int(i) in matched or _key(c) != key or c["direction"] != p.get("direction"):
                 continue
-            if was_set & {*c["commits"], c["commit"]}:
-                moved = (int(i), c)
-                break
+            d = abs(pos[c["commit"]] - at)
+            if best is None or d < best:
+                near = all(abs(pos[c["commit"]] - r) > d for r in rivals)
+                if near or was_set & {*c["commits"], c["commit"]}:
+                    moved, best = (int(i), c), d
         base = {"benchmark": key[0], "machine": key[1], "env": key[2], "was_commit": p["commit"],
                 "was_commits": was, "direction": p.get("direction")}  # fmt: skip
         if moved is not None:
