@@ -37,6 +37,8 @@ def main() -> None:
     ap.add_argument("--engine", choices=("local", "dask"), default="local")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--compare", action="store_true", help="also run the local engine")
+    ap.add_argument("--dask-malloc", action="store_true",
+                    help="keep the Dask nanny's malloc settings (engine.WORKER_ENV not applied)")
     args = ap.parse_args()
     rng = np.random.default_rng(1)
     names = [f"b{i:03d}" for i in range(args.benchmarks)]
@@ -53,12 +55,18 @@ def main() -> None:
     )
     client: Any = None
     if args.engine == "dask":
+        import dask
         import distributed
 
+        from tsanalyze.analysis.history.engine import WORKER_ENV
+
         t0 = time.perf_counter()
-        cluster = distributed.LocalCluster(
-            n_workers=args.workers, threads_per_worker=1, dashboard_address=":0"
-        )
+        env = {} if args.dask_malloc else WORKER_ENV
+        with dask.config.set({f"distributed.nanny.pre-spawn-environ.{k}": v
+                              for k, v in env.items()}):  # fmt: skip
+            cluster = distributed.LocalCluster(
+                n_workers=args.workers, threads_per_worker=1, dashboard_address=":0"
+            )
         client = distributed.Client(cluster)
         # warm: imports and first calls (compiled kernels) on every worker, not counted
         warm = simulate_history(40, [f"w{i}" for i in range(2 * args.workers)], rng=rng)
