@@ -185,3 +185,16 @@ def test_cli_previous_and_engine_option(tmp_path: Any, sim: pd.DataFrame) -> Non
         assert len(r.output.strip().splitlines()) == 1
     r = CliRunner().invoke(app, ["history", str(path), "--engine", "spark"])
     assert r.exit_code == 2
+
+
+def test_cli_engine_dask_same_document(tmp_path: Any, sim: pd.DataFrame, client: Any) -> None:
+    path = history_to_asv(_first(sim, 50), tmp_path / "results")
+    r = CliRunner().invoke(app, ["history", str(path), "--format", "json"])
+    assert r.exit_code == 0, r.output
+    address = client.scheduler.address
+    r2 = CliRunner().invoke(
+        app, ["history", str(path), "--format", "json", "--engine", "dask", "--scheduler", address]
+    )
+    assert r2.exit_code == 0, r2.output
+    assert r2.output == r.output and json.loads(r.output)["changes"]
+    assert client.status == "running"
