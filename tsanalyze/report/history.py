@@ -47,19 +47,9 @@ def history_text(h: History, width: int = 120) -> str:
                f"{'ratio [95% CI]':<24} {'direction':<11} status"  # fmt: skip
         lines += ["", head, "-" * min(width, len(head) + 12)]
         for _, c in h.changes.iterrows():
-            name = str(c["benchmark"])
-            if c["machine"] or c["env"]:
-                name += f" [{c['machine']}/{c['env']}]"
+            name = series_title(c["benchmark"], c["machine"], c["env"])
             ci = f"{c['ratio']:.3f} [{c['ci_low']:.3f}, {c['ci_high']:.3f}]"
-            status = (
-                f"recovered at {_short(c['recovered_at'])}"
-                if isinstance(c["recovered_at"], str)
-                else "present"
-            )
-            if c["environment_shift"]:
-                status += ", probable environment shift"
-            if isinstance(c.get("revision"), str):
-                status += ", " + _revision_text(c["revision"])
+            status = _status(c)
             lines.append(
                 f"{name[:44]:<44} {c['kind']:<5} {_short(c['commit']):<12} "
                 f"{_commits(list(c['commits'])):<28} {ci:<24} {c['direction']:<11} {status}"
@@ -90,6 +80,20 @@ def history_text(h: History, width: int = 120) -> str:
     for f in h.warnings:
         lines.append(f"{f.severity}: {f.message}")
     return "\n".join(lines) + "\n"
+
+
+def _status(c: Any) -> str:
+    """A change's status: present or recovered, environment shift, revision."""
+    status = (
+        f"recovered at {_short(c['recovered_at'])}"
+        if isinstance(c["recovered_at"], str)
+        else "present"
+    )
+    if c["environment_shift"]:
+        status += ", probable environment shift"
+    if isinstance(c.get("revision"), str):
+        status += ", " + _revision_text(c["revision"])
+    return status
 
 
 def _revision_text(revision: str) -> str:
@@ -190,12 +194,7 @@ def history_html(
         )
         for _, c in h.changes.iterrows():
             title = series_title(c["benchmark"], c["machine"], c["env"])
-            status = (f"recovered at {_short(c['recovered_at'])}"
-                      if isinstance(c["recovered_at"], str) else "present")  # fmt: skip
-            if c["environment_shift"]:
-                status += ", probable environment shift"
-            if isinstance(c.get("revision"), str):
-                status += ", " + _revision_text(c["revision"])
+            status = _status(c)
             out.append(
                 f'<tr><td class="name"><a href="#{anchor.get(title, "")}">{e(title)}</a></td>'
                 f'<td class="name">{e(c["kind"])}</td>'
