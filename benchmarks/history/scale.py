@@ -74,9 +74,13 @@ def main() -> None:
         print(f"cluster of {args.workers} workers started in {time.perf_counter() - t0:.1f} s")
     tsanalyze.history(simulate_history(40, ["w"], rng=rng))  # warm here too, not counted
     print(f"load average before: {os.getloadavg()[0]:.1f}")
+    w0 = client.run(time.process_time) if client is not None else {}
     t0, c0 = time.perf_counter(), time.process_time()
     h = tsanalyze.history(df, seed=0, engine=args.engine, client=client)
     elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
+    if client is not None:
+        w1 = client.run(time.process_time)
+        print("worker CPU (s):", ", ".join(f"{w1[k] - w0[k]:.1f}" for k in w0))
     print(f"{what}, engine {args.engine}: {elapsed:.1f} s ({cpu:.1f} s CPU in this process), "
           f"{len(h.changes)} changes, load average after {os.getloadavg()[0]:.1f}")
     if client is not None:
