@@ -54,6 +54,7 @@ def main() -> None:
     rng = np.random.default_rng(2026)
     counts = {"same seed": Counter(), "other seed": Counter()}
     shifts: list[int] = []
+    qs: dict[str, list[float]] = {"kept": [], "disappeared": [], "appeared": []}
     t0 = time.perf_counter()
     for _ in range(args.histories):
         df = _history(rng, N + args.append)
@@ -65,9 +66,21 @@ def main() -> None:
             rev = after.revisions if after.revisions is not None else pd.DataFrame()
             for status in ("moved", "disappeared", "appeared"):
                 c[status] += int((rev["status"] == status).sum()) if len(rev) else 0
-            if label == "same seed" and len(rev):
-                for _, r in rev[rev["status"] == "moved"].iterrows():
+            if label != "same seed":
+                continue
+            # the calibrated p-value of the scan that found each change: borderline ones?
+            q_before = before.changes.set_index(["benchmark", "commit"])["p_value"]
+            q_after = after.changes.set_index(["benchmark", "commit"])["p_value"]
+            gone = set()
+            for _, r in rev.iterrows() if len(rev) else ():
+                if r["status"] == "moved":
                     shifts.append(abs(int(r["now_commit"], 16) - int(r["was_commit"], 16)))
+                elif r["status"] == "disappeared":
+                    qs["disappeared"].append(float(q_before[(r["benchmark"], r["was_commit"])]))
+                    gone.add((r["benchmark"], r["was_commit"]))
+                else:
+                    qs["appeared"].append(float(q_after[(r["benchmark"], r["now_commit"])]))
+            qs["kept"] += [float(q) for k, q in q_before.items() if k not in gone]
     print(f"{args.histories} histories x 20 benchmarks, {N} -> {N + args.append} commits "
           f"({time.perf_counter() - t0:.0f} s)")  # fmt: skip
     print("| seed of the longer analysis | earlier changes | same commit | moved | disappeared "
@@ -81,6 +94,10 @@ def main() -> None:
               f"({c['disappeared'] / max(e, 1):.2f}) | {c['appeared']} |")  # fmt: skip
     if shifts:
         print(f"moved by (commits, same seed): median {np.median(shifts):g}, max {max(shifts)}")
+    for k, v in qs.items():
+        if v:
+            print(f"p-value of the scan that found it, {k}: median {np.median(v):.2g}, "
+                  f"share above 0.01: {np.mean(np.array(v) > 0.01):.2f} (of {len(v)})")
 
 
 if __name__ == "__main__":
