@@ -16,12 +16,14 @@ from tsanalyze.analysis.compare import Comparison, compare
 from tsanalyze.analysis.runset.plan import CompareJob, ReadSeriesJob, SeriesJob, SideRef, TrialsJob
 from tsanalyze.analysis.runset.results import TrialsRow
 from tsanalyze.analysis.series import SeriesAnalysis, analyze_series
+from tsanalyze.stats.dependence import keep, kept
 
 __all__ = [
     "Runner",
     "run_compare",
-    "run_read_series",
+    "run_read_series_kept",
     "run_series",
+    "run_series_kept",
     "run_trials",
     "shutdown_pools",
 ]
@@ -65,14 +67,24 @@ def run_series(job: SeriesJob) -> SeriesAnalysis:
     )  # fmt: skip
 
 
-def run_read_series(job: ReadSeriesJob) -> SeriesAnalysis:
-    """Read one series where this runs (a worker), then analyse it as :func:`run_series`."""
-    return run_series(job.job())
+def run_series_kept(job: SeriesJob) -> tuple[SeriesAnalysis, Any]:
+    """Analyse one series; also the dependence assessment of its segment made on the way
+    (None if none was), for the jobs that compare it or summarise its trials to keep
+    (:func:`tsanalyze.stats.dependence.keep`): one assessment per series, whichever
+    process runs which job (issue 24)."""
+    s = run_series(job)
+    return s, kept(s.segment) if s.segment.size else None
+
+
+def run_read_series_kept(job: ReadSeriesJob) -> tuple[SeriesAnalysis, Any]:
+    """Read one series where this runs (a worker), then :func:`run_series_kept`."""
+    return run_series_kept(job.job())
 
 
 def run_compare(job: CompareJob) -> Comparison:
     """Make one comparison (its verdict is given again after the family's adjustment); a
     side given as a :class:`SideRef` is read here."""
+    keep(job.assessments)
     a = job.a.frame() if isinstance(job.a, SideRef) else job.a
     b = job.b.frame() if isinstance(job.b, SideRef) else job.b
     return compare(
@@ -85,6 +97,7 @@ def run_trials(job: TrialsJob) -> TrialsRow:
     """Summarise one benchmark's runs as trials (two-level bootstrap, steady-state agreement)."""
     from tsanalyze.analysis.trials import estimate_trials
 
+    keep(job.assessments)
     t = estimate_trials(
         job.segments, job.estimator, confidence_level=job.confidence_level, rng=job.seed
     )
