@@ -26,6 +26,7 @@ Measured here on 26 November 2026 (shared 2-core machine, 23 GB, nice -n 10, loa
   workers 1.53 and 1.53 GB (tree 3.68 GB); local engine (``--jobs 2``) 187 s, client
   2.75 GB (tree 4.75 GB); JSON documents identical.
 - ``--runs 100 --samples 100000``: 179 s, client 0.58 GB, workers 0.72 and 1.15 GB.
+- ``--runs 1000 --samples 10000``: 431 s, client 0.60 GB, workers 0.64 and 1.16 GB.
 - ``--runs 1000 --samples 100000`` (10^8 samples, run once, not extrapolated): 1584 s,
   client 2.06 GB, workers 1.52 and 6.98 GB (the latter: the one run-level comparison
   of 2 x 500 runs), tree 8.89 GB.
