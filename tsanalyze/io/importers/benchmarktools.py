@@ -33,7 +33,7 @@ from tsanalyze.io.importers._builder import RunBuilder
 from tsanalyze.io.importers._files import fail, file_mtime_utc
 from tsanalyze.io.importers._imported import ImportedTable
 from tsanalyze.io.importers._json import JsonPath, read_json
-from tsanalyze.io.importers._metadata import make_metadata, run_id
+from tsanalyze.io.importers._metadata import text_field
 
 __all__ = ["BenchmarkToolsImporter"]
 
@@ -109,19 +109,13 @@ class BenchmarkToolsImporter:
             )
         if not spec:
             raise fail(path, "$[1]", "expected at least one Trial with times")
-        rid = run_id(path, 0)
-        bt = versions.get("BenchmarkTools")
-        builder.finish_run(
-            rid,
-            make_metadata(
-                rid=rid,
-                tool="BenchmarkTools.jl",
-                path=path,
-                created_utc=file_mtime_utc(path),
-                spec=spec,
-                version=bt if isinstance(bt, str) else None,
-                tool_metadata={"versions": versions},
-            ),
+        builder.finish_imported(
+            0,
+            tool="BenchmarkTools.jl",
+            created_utc=file_mtime_utc(path),
+            spec=spec,
+            version=text_field(versions, "BenchmarkTools"),
+            tool_metadata={"versions": versions},
         )
         return builder.build()
 

@@ -32,7 +32,6 @@ from tsanalyze.io.importers._builder import RunBuilder
 from tsanalyze.io.importers._files import fail, file_mtime_utc
 from tsanalyze.io.importers._imported import ImportedTable
 from tsanalyze.io.importers._json import JsonPath, read_json
-from tsanalyze.io.importers._metadata import make_metadata, run_id
 
 __all__ = ["CriterionImporter", "find_samples"]
 
@@ -119,17 +118,13 @@ class CriterionImporter:
             if info.get("throughput") is not None:
                 entry["throughput"] = info["throughput"]
             spec.append(entry)
-        rid = run_id(path, 0, salt=baseline)
-        builder.finish_run(
-            rid,
-            make_metadata(
-                rid=rid,
-                tool="criterion.rs",
-                path=path,
-                created_utc=file_mtime_utc(files[0]),
-                spec=spec,
-                tool_metadata={"baseline": baseline},
-            ),
+        builder.finish_imported(
+            0,
+            salt=baseline,
+            tool="criterion.rs",
+            created_utc=file_mtime_utc(files[0]),
+            spec=spec,
+            tool_metadata={"baseline": baseline},
         )
         return builder.build()
 

@@ -43,7 +43,6 @@ from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.io.importers._builder import RunBuilder
 from tsanalyze.io.importers._files import fail, file_mtime_utc, open_text
 from tsanalyze.io.importers._imported import RESERVED_COLUMNS, ImportedTable
-from tsanalyze.io.importers._metadata import make_metadata, run_id
 
 __all__ = ["CsvImporter", "parse_mapping"]
 
@@ -242,19 +241,12 @@ class CsvImporter:
                     **{c: table[c].to_numpy(dtype=object)[rows] for c in extra_names},
                     **({"work": work[rows]} if work is not None else {}),
                 )
-            rid = run_id(path, index)
-            builder.finish_run(
-                rid,
-                make_metadata(
-                    rid=rid,
-                    tool="csv",
-                    path=path,
-                    created_utc=created,
-                    spec=[str(n) for n in names],
-                    tool_metadata={"mapping": m, "run_key": str(key)}
-                    if "run" in m
-                    else {"mapping": m},
-                ),
+            builder.finish_imported(
+                index,
+                tool="csv",
+                created_utc=created,
+                spec=[str(n) for n in names],
+                tool_metadata={"mapping": m, "run_key": str(key)} if "run" in m else {"mapping": m},
             )
         return builder.build()
 

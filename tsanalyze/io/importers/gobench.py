@@ -44,7 +44,6 @@ from tsanalyze.io.importers._builder import RunBuilder, extra_columns, identifie
 from tsanalyze.io.importers._files import fail, file_mtime_utc, open_text
 from tsanalyze.io.importers._imported import ImportedTable
 from tsanalyze.io.importers._json import MAX_COUNT
-from tsanalyze.io.importers._metadata import make_metadata, run_id
 
 __all__ = ["GoBenchImporter", "unit_column", "unit_columns"]
 
@@ -212,21 +211,16 @@ class GoBenchImporter:
             names = list(series)
             if not names:
                 continue
-            rid = run_id(path, n_runs)
-            builder.finish_run(
-                rid,
-                make_metadata(
-                    rid=rid,
-                    tool="go",
-                    path=path,
-                    created_utc=created,
-                    spec=names,
-                    version=cfg.get("go"),
-                    host={"cpu_model": cfg.get("cpu")},
-                    tool_metadata={"configuration": cfg, "units": unit_notes}
-                    if unit_notes
-                    else {"configuration": cfg},
-                ),
+            builder.finish_imported(
+                n_runs,
+                tool="go",
+                created_utc=created,
+                spec=names,
+                version=cfg.get("go"),
+                host={"cpu_model": cfg.get("cpu")},
+                tool_metadata={"configuration": cfg, "units": unit_notes}
+                if unit_notes
+                else {"configuration": cfg},
             )
             n_runs += 1
         runs = builder.build()

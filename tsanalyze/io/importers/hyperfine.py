@@ -36,7 +36,6 @@ from tsanalyze.io.importers._builder import RunBuilder, extra_columns
 from tsanalyze.io.importers._files import fail, file_mtime_utc
 from tsanalyze.io.importers._imported import ImportedTable
 from tsanalyze.io.importers._json import JsonPath, read_json
-from tsanalyze.io.importers._metadata import make_metadata, run_id
 
 __all__ = ["HyperfineImporter"]
 
@@ -134,13 +133,7 @@ class HyperfineImporter:
         )
         for command, times, cols in per_result:
             builder.add(command, times * 1e9, 1, **cols)
-        rid = run_id(path, 0)
-        builder.finish_run(
-            rid,
-            make_metadata(
-                rid=rid, tool="hyperfine", path=path, created_utc=file_mtime_utc(path), spec=spec
-            ),
-        )
+        builder.finish_imported(0, tool="hyperfine", created_utc=file_mtime_utc(path), spec=spec)
         runs = builder.build()
         if not runs.metadata:  # pragma: no cover - every result has >= 1 time
             raise fail(path, "$.results", "expected at least one time")

@@ -45,7 +45,6 @@ from tsanalyze.io.importers._builder import RunBuilder, extra_columns
 from tsanalyze.io.importers._files import file_mtime_utc
 from tsanalyze.io.importers._imported import ImportedTable
 from tsanalyze.io.importers._json import JsonPath, read_json
-from tsanalyze.io.importers._metadata import make_metadata, run_id
 
 __all__ = ["JmhImporter"]
 
@@ -171,18 +170,13 @@ class JmhImporter:
                 values, iteration = forks[fork]
                 cols = {pcols[k]: np.asarray(v, dtype=object) for k, v in params.items()}
                 builder.add(name, values, 1, iteration=iteration, **cols)
-            rid = run_id(path, fork)
-            builder.finish_run(
-                rid,
-                make_metadata(
-                    rid=rid,
-                    tool="jmh",
-                    path=path,
-                    created_utc=created,
-                    spec=spec,
-                    version=version,
-                    tool_metadata={"fork": fork, "forks": n_forks, **jvm},
-                ),
+            builder.finish_imported(
+                fork,
+                tool="jmh",
+                created_utc=created,
+                spec=spec,
+                version=version,
+                tool_metadata={"fork": fork, "forks": n_forks, **jvm},
             )
         return builder.build()
 

@@ -26,7 +26,6 @@ from tsanalyze.io.importers._builder import RunBuilder
 from tsanalyze.io.importers._files import fail, file_mtime_utc
 from tsanalyze.io.importers._imported import ImportedTable
 from tsanalyze.io.importers._json import JsonPath, read_json
-from tsanalyze.io.importers._metadata import make_metadata, run_id
 
 __all__ = ["ValuesImporter"]
 
@@ -88,19 +87,14 @@ class ValuesImporter:
             if values.size == 0:
                 raise fork.error("expected at least one time")
             builder.add(name, values * scale, 1)
-            rid = run_id(path, k)
-            builder.finish_run(
-                rid,
-                make_metadata(
-                    rid=rid,
-                    tool="json-values",
-                    path=path,
-                    created_utc=created,
-                    spec=name,
-                    tool_metadata={"unit": unit, "fork": k, "forks": len(forks)}
-                    if nested
-                    else {"unit": unit},
-                ),
+            builder.finish_imported(
+                k,
+                tool="json-values",
+                created_utc=created,
+                spec=name,
+                tool_metadata={"unit": unit, "fork": k, "forks": len(forks)}
+                if nested
+                else {"unit": unit},
             )
         return builder.build()
 
