@@ -51,8 +51,8 @@ import numpy as np
 
 from tsanalyze.io.importers._builder import RunBuilder
 from tsanalyze.io.importers._files import fail, file_mtime_utc
-from tsanalyze.io.importers._imported import ImportedTable
-from tsanalyze.io.importers._json import JsonPath, read_json
+from tsanalyze.io.importers._imported import ImportedTable, refuse_options
+from tsanalyze.io.importers._json import JsonPath, looks_like_json, read_json
 from tsanalyze.io.importers._metadata import text_field, to_utc_timestamp
 
 __all__ = ["AsvImporter", "benchmark_name", "find_result_files"]
@@ -138,18 +138,13 @@ class AsvImporter:
         path = Path(path)
         if path.is_dir():
             return _looks_like_results_dir(path)
-        h = head.lstrip()
         return (
-            h.startswith("{")
-            and '"commit_hash"' in h
-            and '"results"' in h
-            and '"params"' in h
-            and '"benchmarks"' not in h
+            looks_like_json(head, "{", "commit_hash", "results", "params")
+            and '"benchmarks"' not in head
         )
 
     def load(self, path: Path, **options: Any) -> ImportedTable:
-        if options:
-            raise ValueError(f"asv import takes no options, got {sorted(options)}")
+        refuse_options("asv", options)
         path = Path(path)
         bj_path, files = find_result_files(path)
         if not files:

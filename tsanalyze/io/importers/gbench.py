@@ -30,11 +30,10 @@ from typing import Any
 import numpy as np
 
 from tsanalyze._units import parse_unit
-from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.io.importers._builder import RunBuilder, extra_columns
 from tsanalyze.io.importers._files import fail, file_mtime_utc
-from tsanalyze.io.importers._imported import ImportedTable
-from tsanalyze.io.importers._json import JsonPath, read_json
+from tsanalyze.io.importers._imported import ImportedTable, refuse_options
+from tsanalyze.io.importers._json import JsonPath, looks_like_json, read_json
 from tsanalyze.io.importers._metadata import count_field, parse_timestamp, text_field
 from tsanalyze.io.importers.gobench import unit_column
 
@@ -85,16 +84,12 @@ class GoogleBenchmarkImporter:
     description = "Google Benchmark JSON (--benchmark_out_format=json)"
 
     def sniff(self, path: Path, head: str) -> bool:
-        h = head.lstrip()
-        return (
-            h.startswith("{")
-            and '"benchmarks"' in h
-            and ('"real_time"' in h or '"time_unit"' in h or '"num_cpus"' in h)
+        return looks_like_json(
+            head, "{", "benchmarks", any_of=("real_time", "time_unit", "num_cpus")
         )
 
     def load(self, path: Path, **options: Any) -> ImportedTable:
-        if options:
-            raise InvalidArgumentError(f"gbench import takes no options, got {sorted(options)}")
+        refuse_options("gbench", options)
         root = JsonPath(path, read_json(path))
         ctx_p = root.key("context", required=False)
         context = ctx_p.obj() if ctx_p.value is not None else {}

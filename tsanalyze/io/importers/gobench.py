@@ -39,10 +39,9 @@ from typing import Any
 import numpy as np
 
 from tsanalyze._units import parse_unit
-from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.io.importers._builder import RunBuilder, extra_columns, identifier
 from tsanalyze.io.importers._files import fail, file_mtime_utc, open_text
-from tsanalyze.io.importers._imported import ImportedTable
+from tsanalyze.io.importers._imported import ImportedTable, refuse_options
 from tsanalyze.io.importers._json import MAX_COUNT
 
 __all__ = ["GoBenchImporter", "unit_column", "unit_columns"]
@@ -92,8 +91,7 @@ class GoBenchImporter:
         return not head.lstrip().startswith(("{", "[")) and _BENCH_LINE.search(head) is not None
 
     def load(self, path: Path, **options: Any) -> ImportedTable:
-        if options:
-            raise InvalidArgumentError(f"gobench import takes no options, got {sorted(options)}")
+        refuse_options("gobench", options)
         text = open_text(path)
         config: dict[str, str] = {}
         # configuration (as a tuple) -> list of (lineno, name, iters, {unit: value})

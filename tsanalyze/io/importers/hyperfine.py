@@ -31,11 +31,10 @@ from typing import Any
 
 import numpy as np
 
-from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.io.importers._builder import RunBuilder, extra_columns
 from tsanalyze.io.importers._files import fail, file_mtime_utc
-from tsanalyze.io.importers._imported import ImportedTable
-from tsanalyze.io.importers._json import JsonPath, read_json
+from tsanalyze.io.importers._imported import ImportedTable, refuse_options
+from tsanalyze.io.importers._json import JsonPath, looks_like_json, read_json
 
 __all__ = ["HyperfineImporter"]
 
@@ -56,12 +55,10 @@ class HyperfineImporter:
     description = "hyperfine --export-json"
 
     def sniff(self, path: Path, head: str) -> bool:
-        h = head.lstrip()
-        return h.startswith("{") and '"results"' in h and '"command"' in h
+        return looks_like_json(head, "{", "results", "command")
 
     def load(self, path: Path, **options: Any) -> ImportedTable:
-        if options:
-            raise InvalidArgumentError(f"hyperfine import takes no options, got {sorted(options)}")
+        refuse_options("hyperfine", options)
         root = JsonPath(path, read_json(path))
         results = root.key("results").items()
         if not results:

@@ -28,11 +28,10 @@ from typing import Any
 import numpy as np
 
 from tsanalyze._units import parse_unit
-from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.io.importers._builder import RunBuilder
 from tsanalyze.io.importers._files import fail, file_mtime_utc
-from tsanalyze.io.importers._imported import ImportedTable
-from tsanalyze.io.importers._json import MAX_COUNT, JsonPath, read_json
+from tsanalyze.io.importers._imported import ImportedTable, refuse_options
+from tsanalyze.io.importers._json import MAX_COUNT, JsonPath, looks_like_json, read_json
 from tsanalyze.io.importers._metadata import count_field, parse_timestamp, text_field
 
 __all__ = ["PyperfImporter"]
@@ -51,17 +50,10 @@ class PyperfImporter:
     description = "pyperf / pyperformance JSON (.json, .json.gz)"
 
     def sniff(self, path: Path, head: str) -> bool:
-        h = head.lstrip()
-        return (
-            h.startswith("{")
-            and '"benchmarks"' in h
-            and '"runs"' in h
-            and ('"values"' in h or '"warmups"' in h)
-        )
+        return looks_like_json(head, "{", "benchmarks", "runs", any_of=("values", "warmups"))
 
     def load(self, path: Path, **options: Any) -> ImportedTable:
-        if options:
-            raise InvalidArgumentError(f"pyperf import takes no options, got {sorted(options)}")
+        refuse_options("pyperf", options)
         root = JsonPath(path, read_json(path))
         top = root.obj()
         version = top.get("version")

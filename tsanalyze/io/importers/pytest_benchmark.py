@@ -29,8 +29,8 @@ import pandas as pd
 from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.io.importers._builder import RunBuilder
 from tsanalyze.io.importers._files import fail, file_mtime_utc
-from tsanalyze.io.importers._imported import ImportedTable
-from tsanalyze.io.importers._json import JsonPath, read_json
+from tsanalyze.io.importers._imported import ImportedTable, refuse_options
+from tsanalyze.io.importers._json import JsonPath, looks_like_json, read_json
 from tsanalyze.io.importers._metadata import count_field, parse_timestamp, text_field
 
 __all__ = ["PytestBenchmarkImporter", "load_summaries"]
@@ -65,19 +65,12 @@ class PytestBenchmarkImporter:
     description = "pytest-benchmark JSON (raw data needs --benchmark-save-data)"
 
     def sniff(self, path: Path, head: str) -> bool:
-        h = head.lstrip()
-        return (
-            h.startswith("{")
-            and '"benchmarks"' in h
-            and '"stats"' in h
-            and ('"fullname"' in h or '"machine_info"' in h or '"commit_info"' in h)
+        return looks_like_json(
+            head, "{", "benchmarks", "stats", any_of=("fullname", "machine_info", "commit_info")
         )
 
     def load(self, path: Path, **options: Any) -> ImportedTable:
-        if options:
-            raise InvalidArgumentError(
-                f"pytest-benchmark import takes no options, got {sorted(options)}"
-            )
+        refuse_options("pytest-benchmark", options)
         root = JsonPath(path, read_json(path))
         top = root.obj()
         builder = RunBuilder(path)

@@ -24,7 +24,7 @@ from tsanalyze._units import parse_unit
 from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.io.importers._builder import RunBuilder
 from tsanalyze.io.importers._files import fail, file_mtime_utc
-from tsanalyze.io.importers._imported import ImportedTable
+from tsanalyze.io.importers._imported import ImportedTable, refuse_options
 from tsanalyze.io.importers._json import JsonPath, read_json
 
 __all__ = ["ValuesImporter"]
@@ -51,10 +51,7 @@ class ValuesImporter:
         return _HEAD.match(head.lstrip()) is not None
 
     def load(self, path: Path, unit: str | None = None, **options: Any) -> ImportedTable:
-        if options:
-            raise InvalidArgumentError(
-                f"values import takes only the option 'unit', got {sorted(options)}"
-            )
+        refuse_options("values", options, "only the option 'unit'")
         if unit is None:
             raise fail(
                 path,
