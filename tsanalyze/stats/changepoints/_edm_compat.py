@@ -49,7 +49,9 @@ def _edm_dp_py(
     The list deletion, its undo, the median read and the penalty g (BreakoutDetection
     helper.cpp: Const 0, Linear 1, Quadratic 2x+1) are written out in both kernels on
     purpose: as numba ``register_jitable`` helpers the compiled kernels ran 3.4x slower
-    (edm-multi at 10^4: 1.1 s -> 3.8 s).
+    (edm-multi at 10^4: 1.1 s -> 3.8 s); a deletion helper alone, inlined or not
+    (``inline="always"``), still cost 1.3-1.6x the CPU time at 10^4 for all three
+    variants (numba 0.68).
 
     The samples z[m:s] are kept in a doubly linked list in rank order with a pointer
     ``lo`` to the lower median. For each s the sweep over t deletes z[t] (O(1), the
