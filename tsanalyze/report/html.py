@@ -19,13 +19,13 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TypeVar
 
+from tsanalyze._units import format_percent, format_pvalue, format_ratio
 from tsanalyze._version import __version__
 from tsanalyze.analysis.runset import RunAnalysis, TrialsRow
 from tsanalyze.analysis.series import SeriesAnalysis
 from tsanalyze.report.findings import report_findings, run_labels
 from tsanalyze.report.terminal import estimate_text, trials_note, trials_pm
 from tsanalyze.report.text import html_text
-from tsanalyze.report.units import format_percent, format_pvalue, format_ratio
 
 __all__ = [
     "all_figures",
