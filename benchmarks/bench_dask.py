@@ -24,7 +24,9 @@ Measured here on 26 November 2026 (shared 2-core machine, 23 GB, nice -n 10, loa
 
 - ``--files`` on bench_scale's 10^7-sample files: dask engine 327 s, client peak 0.63 GB,
   workers 1.53 and 1.53 GB (tree 3.68 GB); local engine (``--jobs 2``) 187 s, client
-  2.75 GB (tree 4.75 GB); JSON documents identical.
+  2.75 GB (tree 4.75 GB); JSON documents identical. Again after issue 24's merge, load 6:
+  dask 78 s, client 0.56 GB, workers 1.57 and 1.59 GB; local 49 s, client 2.63 GB;
+  identical.
 - ``--runs 100 --samples 100000``: 179 s, client 0.58 GB, workers 0.72 and 1.15 GB.
 - ``--runs 1000 --samples 10000``: 431 s, client 0.60 GB, workers 0.64 and 1.16 GB.
 - ``--runs 1000 --samples 100000`` (10^8 samples, run once, not extrapolated): 1584 s,
