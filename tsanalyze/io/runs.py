@@ -7,7 +7,6 @@ DataFrame. ``write_run`` writes atomically and never overwrites unless asked.
 
 from __future__ import annotations
 
-import glob
 import os
 import tempfile
 from collections.abc import Callable, Iterable, Mapping
@@ -22,7 +21,15 @@ import pyarrow.parquet as pq
 
 from tsanalyze import schema
 from tsanalyze.errors import InvalidRunError, RunExistsError
-from tsanalyze.io.checks import check_metadata, check_rows
+from tsanalyze.io.checks import check_rows
+from tsanalyze.io.footer import (
+    PathLike,
+    _importers,
+    expand_paths,
+    runs_of_schema,
+)
+from tsanalyze.io.footer import check_metadata as check_metadata
+from tsanalyze.io.footer import is_parquet as _is_parquet
 
 __all__ = [
     "add_time_columns",
@@ -33,8 +40,6 @@ __all__ = [
     "write_runs",
 ]
 
-PathLike = str | os.PathLike[str]
-_GLOB_CHARS = set("*?[")
 
 #: Arrow types written for each column of the run format.
 ARROW_TYPES: dict[str, pa.DataType] = {
@@ -51,70 +56,6 @@ ARROW_TYPES: dict[str, pa.DataType] = {
 }
 
 
-def expand_paths(paths: PathLike | Iterable[PathLike]) -> list[Path]:
-    """Expand files, globs and directories into a sorted, de-duplicated list of files.
-
-    A directory contributes its ``*.parquet`` files (recursively), unless an importer
-    recognises the directory itself (e.g. a criterion.rs ``target/criterion`` tree).
-
-    Raises
-    ------
-    InvalidRunError
-        When a path does not exist or a glob or directory matches nothing.
-    """
-    if isinstance(paths, (str, os.PathLike)):
-        paths = [paths]
-    out: list[Path] = []
-    for p in paths:
-        s = os.fspath(p)
-        if _GLOB_CHARS & set(s) and not Path(s).exists():
-            matches = sorted(glob.glob(s, recursive=True))
-            if not matches:
-                raise InvalidRunError(f"{s}: the glob matches no file")
-            out.extend(Path(m) for m in matches if Path(m).is_file() or _importer_dir(Path(m)))
-            continue
-        path = Path(s)
-        if not path.exists():
-            raise InvalidRunError(f"{s}: no such file or directory")
-        if path.is_dir() and not _importer_dir(path):
-            found = sorted(path.rglob("*.parquet"))
-            if not found:
-                raise InvalidRunError(f"{s}: the directory holds no .parquet run file")
-            out.extend(found)
-        else:
-            out.append(path)
-    seen: set[Path] = set()
-    unique = []
-    for f in out:
-        key = f.resolve()
-        if key not in seen:
-            seen.add(key)
-            unique.append(f)
-    return unique
-
-
-def _importers() -> Any:
-    try:
-        from tsanalyze.io import importers
-    except ImportError:  # pragma: no cover - importers package not installed yet
-        return None
-    return importers
-
-
-def _importer_dir(path: Path) -> bool:
-    imp = _importers()
-    sniff = getattr(imp, "sniff", None)
-    return bool(path.is_dir() and sniff is not None and sniff(path))
-
-
-def _is_parquet(path: Path) -> bool:
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(4) == b"PAR1"
-    except OSError as exc:
-        raise InvalidRunError(f"{path}: cannot be read ({exc.strerror})") from None
-
-
 def _read_parquet(path: Path) -> tuple[pa.Table, list[dict[str, Any]]]:
     """A run file's table and the metadata of each run it holds, types and values checked."""
     try:
@@ -126,30 +67,9 @@ def _read_parquet(path: Path) -> tuple[pa.Table, list[dict[str, Any]]]:
     except (pa.ArrowException, OSError, ValueError, IndexError) as exc:
         why = " ".join(str(exc).split())[:200]
         raise InvalidRunError(f"{path}: truncated or corrupt Parquet file ({why})") from None
-    metas = _runs_of_schema(path, table.schema)
+    metas = runs_of_schema(path, table.schema)
     check_rows(path, table, [m["run"] for m in metas])
     return table, metas
-
-
-def _runs_of_schema(path: PathLike, arrow_schema: pa.Schema) -> list[dict[str, Any]]:
-    """The checked metadata of each run a file holds, from its arrow schema (its footer)."""
-    raw = (arrow_schema.metadata or {}).get(schema.METADATA_KEY.encode())
-    if raw is None:
-        raise InvalidRunError(
-            f"{path}: not a tsanalyze run (Parquet file metadata has no '{schema.METADATA_KEY}' key)"
-        )
-    try:
-        meta = schema.decode_metadata(raw)
-    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-        why = " ".join(str(exc).split())[:200]
-        raise InvalidRunError(f"{path}: metadata key '{schema.METADATA_KEY}' is not valid JSON ({why})") from None
-    cols = {f.name: str(f.type) for f in arrow_schema}
-    problems = schema.validate(cols, meta)
-    if problems:
-        raise InvalidRunError(f"{path}: " + "; ".join(problems))
-    metas: list[dict[str, Any]] = schema.file_runs(meta)
-    check_metadata(os.fspath(path), metas)
-    return metas
 
 
 def _normalise_table(table: pa.Table) -> pa.Table:
