@@ -159,27 +159,27 @@ def test_runs_merged_across_files_as_read_runs_merges_them(tmp_path, runs) -> No
     assert inv.samples == _counts(read_runs(tmp_path))
     assert list(inv.runs) == ["r1"] and inv.runs["r1"]["file"].endswith("a.parquet")
     write_run(one, tmp_path / "c.parquet", {**metas[0], "created_utc": "2026-11-23T00:00:00Z"})
-    with pytest.raises(InvalidRunError, match="c.parquet: run id 'r1' is also claimed by"):
+    with pytest.raises(InvalidRunError, match=r"c\.parquet: run id 'r1' is also claimed by"):
         inventory(tmp_path)
 
 
 def test_rows_of_an_undeclared_run_are_refused(tmp_path, runs) -> None:
     frame, metas = runs
     path = _write_layout(frame, tmp_path / "f.parquet", metas[:1], ["run", "round"], 256)
-    with pytest.raises(InvalidRunError, match="f.parquet: column run: holds 'r2'"):
+    with pytest.raises(InvalidRunError, match=r"f\.parquet: column run: holds 'r2'"):
         parquet_inventory(path)
-    with pytest.raises(InvalidRunError, match="f.parquet: column run: holds 'r2'"):
+    with pytest.raises(InvalidRunError, match=r"f\.parquet: column run: holds 'r2'"):
         read_runs(path)  # the same refusal as read_runs
 
 
 def test_bad_files_are_one_line_errors(tmp_path) -> None:
     bad = tmp_path / "bad.parquet"
     bad.write_bytes(b"PAR1" + b"\0" * 100)
-    with pytest.raises(InvalidRunError, match="bad.parquet: truncated or corrupt"):
+    with pytest.raises(InvalidRunError, match=r"bad\.parquet: truncated or corrupt"):
         inventory(bad)
     plain = tmp_path / "plain.parquet"
     pq.write_table(pa.table({"x": [1, 2]}), plain)
-    with pytest.raises(InvalidRunError, match="plain.parquet: not a tsanalyze run"):
+    with pytest.raises(InvalidRunError, match=r"plain\.parquet: not a tsanalyze run"):
         inventory(plain)
 
 

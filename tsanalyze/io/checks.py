@@ -187,9 +187,12 @@ def _check(source: str | Path, rows: Rows, run_ids: Sequence[str]) -> None:
     run_col = _column(rows, "run")
     if len(run_ids) == 1 and isinstance(run_col, pa.Array):
         # one run (every collector file): its column holds one value, no codes needed
-        distinct = pc.unique(run_col).to_pylist()
         if isinstance(run_col.type, pa.DictionaryType):
-            distinct = pc.unique(run_col.cast(run_col.type.value_type)).to_pylist()
+            # the values its indices use, without a string per row (issue 19)
+            used = run_col.dictionary.take(pc.unique(run_col.indices)).to_pylist()
+            distinct = list(dict.fromkeys(used))
+        else:
+            distinct = pc.unique(run_col).to_pylist()
         run_names = [*distinct]
         run_codes = np.zeros(n, dtype=np.int64) if len(distinct) == 1 else _codes(run_col)[0]
         if len(distinct) > 1:
@@ -224,8 +227,14 @@ def _in_range(col: Any, lo: float, hi: float, *, low_open: bool = False, high_op
     if isinstance(col, (pa.Array, pa.ChunkedArray)):
         if pa.types.is_floating(col.type) and pc.any(pc.is_nan(col)).as_py():
             return False
-        mm = pc.min_max(col)
-        vmin, vmax = mm["min"].as_py(), mm["max"].as_py()
+        if pa.types.is_floating(col.type) and not col.null_count and len(col):
+            # numpy's min and max: pyarrow's min_max of doubles is 15x slower (issue 19)
+            chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
+            parts = [np.asarray(c.to_numpy(zero_copy_only=False)) for c in chunks if len(c)]
+            vmin, vmax = min(float(p.min()) for p in parts), max(float(p.max()) for p in parts)
+        else:
+            mm = pc.min_max(col)
+            vmin, vmax = mm["min"].as_py(), mm["max"].as_py()
     else:
         arr = np.asarray(col)
         if arr.dtype.kind not in "iuf" or (arr.dtype.kind == "f" and lo >= 1):
