@@ -257,6 +257,9 @@ def read_runs(
     df = order_columns(df)
     df.attrs["runs"] = runs
     add_time_columns(df)
+    # the arrow allocator keeps the pages of the tables just converted for reuse; give them
+    # back (issue 19: 0.5 GB of a 1.5 GB resident set after reading 10^7 samples)
+    pa.default_memory_pool().release_unused()
     return df
 
 
