@@ -105,5 +105,6 @@ def test_series_of_a_file_whose_row_groups_have_different_dictionaries(tmp_path)
     assert pq.ParquetFile(tmp_path / "r.parquet").metadata.num_row_groups == 2
     found = scan_runs(tmp_path / "r.parquet")
     full = read_runs(tmp_path / "r.parquet")
-    want = list(dict.fromkeys(zip(full["run"].astype(str), full["benchmark"].astype(str))))
+    keys = zip(full["run"].astype(str), full["benchmark"].astype(str), strict=True)
+    want = list(dict.fromkeys(keys))
     assert found.series() == want == [("r1", "x"), ("r1", "y")]

@@ -120,15 +120,16 @@ def report(
 
 def _planned_or_read(files: Sequence[str], engine: opt.Engine, reference: str | None,
                      quiet: bool) -> Any:  # fmt: skip
-    """What ``analyze`` is given. With ``--engine dask`` (or URLs), Parquet run files are
-    planned from their footers and each task reads its own series (issue 19): this process
-    never holds the samples. Other tools' files, and ``--reference`` (the noise floor
+    """What ``analyze`` is given. With ``--engine dask`` (or URLs, or local Parquet run
+    files of :data:`LOCAL_PLAN_ROWS` rows or more), Parquet run files are planned from
+    their footers and each task reads its own series (issue 19): this process never holds
+    the samples. Other tools' files, and ``--reference`` (the noise floor
     needs every series at once), are read here into one frame, as by the local engine."""
     from tsanalyze.io.runs import read_runs
     from tsanalyze.io.series_source import is_url, parquet_series
 
     urls = [f for f in files if is_url(f)]
-    if (engine is opt.Engine.dask or urls) and reference is None:
+    if (engine is opt.Engine.dask or urls or _large(files)) and reference is None:
         with progress_bar("reading footers", quiet=quiet):
             planned = parquet_series(files)
         if planned is not None:
@@ -143,6 +144,32 @@ def _planned_or_read(files: Sequence[str], engine: opt.Engine, reference: str | 
         )
     with progress_bar("reading files", quiet=quiet) as reading:
         return read_runs(files, progress=reading)
+
+
+#: from this many rows in all, the local engine too plans Parquet run files and its
+#: workers read their own series (the report process never holds the samples); below
+#: it, reading whole files once is cheaper than one filtered read per series
+LOCAL_PLAN_ROWS = 2_000_000
+
+
+def _large(files: Sequence[str]) -> bool:
+    """True when the footers of local Parquet inputs count LOCAL_PLAN_ROWS rows or more
+    (footers only; anything unreadable here is left to the reader that follows)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from tsanalyze.errors import TsanalyzeError
+    from tsanalyze.io.footer import expand_paths
+
+    rows = 0
+    try:
+        for path in expand_paths(files):
+            if path.suffix != ".parquet":
+                return False
+            rows += pq.read_metadata(path).num_rows
+    except (OSError, ValueError, pa.ArrowException, TsanalyzeError):  # the reader says it
+        return False
+    return rows >= LOCAL_PLAN_ROWS
 
 
 def _import_figures_early() -> None:
