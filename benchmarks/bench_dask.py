@@ -47,6 +47,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _timing import poll_tree
+
 GB = 1e9
 
 
@@ -76,34 +78,12 @@ def measure(args: list[str]) -> tuple[float, str, dict[str, float]]:
     """Wall time, stdout and the peak RSS (bytes) of each process of the command's tree:
     ``client`` (the command), ``worker <pid>`` (its children, but multiprocessing's
     resource tracker), polled every 0.2 s with psutil; ``tree`` is the peak of their sum."""
-    import psutil
-
     t0 = time.perf_counter()
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         proc = subprocess.Popen(args, stdout=out, stderr=err, text=True)
-        root = psutil.Process(proc.pid)
-        peaks: dict[str, float] = {}
-        while proc.poll() is None:
-            total = 0
-            try:
-                procs = [root, *root.children(recursive=True)]
-            except psutil.Error:
-                procs = []
-            for q in procs:
-                try:
-                    rss = q.memory_info().rss
-                    if q.pid == root.pid:
-                        name = "client"
-                    elif "resource_tracker" in " ".join(q.cmdline()):
-                        continue
-                    else:
-                        name = f"worker {q.pid}"
-                except psutil.Error:
-                    continue
-                total += rss
-                peaks[name] = max(peaks.get(name, 0.0), rss)
-            peaks["tree"] = max(peaks.get("tree", 0.0), total)
-            time.sleep(0.2)
+        by_pid, tree, _ = poll_tree(proc, 0.2)
+        peaks = {"client" if pid == proc.pid else f"worker {pid}": v for pid, v in by_pid.items()}
+        peaks["tree"] = tree
         secs = time.perf_counter() - t0
         out.seek(0)
         err.seek(0)

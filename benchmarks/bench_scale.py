@@ -31,6 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _timing import poll_tree
+
 GB = 1e9
 
 
@@ -72,23 +74,7 @@ def measure(args: list[str]) -> tuple[float, float, float]:
     peak = 0.0
     cpu_of: dict[int, float] = {}
     if psutil is not None:
-        root = psutil.Process(proc.pid)
-        while proc.poll() is None:
-            total = 0
-            try:
-                procs = [root, *root.children(recursive=True)]
-            except psutil.Error:
-                procs = []
-            for q in procs:
-                try:
-                    with q.oneshot():
-                        total += q.memory_info().rss
-                        c = q.cpu_times()
-                        cpu_of[q.pid] = c.user + c.system
-                except psutil.Error:
-                    pass
-            peak = max(peak, total)
-            time.sleep(0.1)
+        _, peak, cpu_of = poll_tree(proc)
     proc.wait()
     secs = time.perf_counter() - t0
     errors.seek(0)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -26,3 +28,16 @@ def shared_path(*parts: str) -> Path:
     if not p.exists():
         pytest.skip(f"needs {p} (the project's ../shared checkout, present in CI); not licensed for copying")
     return p
+
+
+@pytest.fixture(scope="session")
+def dask_client() -> Iterator[Any]:
+    """One in-process Dask cluster (two single-threaded workers in this process) for every
+    Dask test of the session; skipped without dask.distributed."""
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
+    )
+    with distributed.Client(cluster) as c:
+        yield c
+    cluster.close()

@@ -8,7 +8,6 @@ tests; the documents must be identical to the local engine's, bit for bit.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -90,15 +89,9 @@ def test_two_passes_local_order_and_reduction() -> None:
         two_passes([1], lambda j: j, lambda w: w, lambda k: k, lambda w, a: w, engine="spark")
 
 
-@pytest.fixture(scope="module")
-def client() -> Iterator[Any]:
-    distributed = pytest.importorskip("distributed")
-    cluster = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
-    )
-    with distributed.Client(cluster) as c:
-        yield c
-    cluster.close()
+@pytest.fixture
+def client(dask_client: Any) -> Any:
+    return dask_client
 
 
 def test_dask_engine_identical_to_local(sim: pd.DataFrame, client: Any) -> None:
