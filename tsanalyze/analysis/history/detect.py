@@ -35,7 +35,7 @@ import numpy as np
 
 from tsanalyze._typing import Float64Array
 from tsanalyze.analysis.history.noise import NoiseModel, fit_noise, simulate_noise
-from tsanalyze.analysis.history.scan import HUBER_K, scan, tail_pvalue
+from tsanalyze.analysis.history.scan import HUBER_K, GlsScan, despike, tail_pvalue
 
 __all__ = ["Located", "SeriesDetector", "huber_levels"]
 
@@ -93,6 +93,18 @@ class SeriesDetector:
         self.sd: Float64Array = np.sqrt(var)
         self.degenerate = not bool(np.all(self.sd > 0)) or x.size < 2 * min_seg + 1
         self.null = None if self.degenerate else self._predictive_null(n_null, n_refit)
+        # spikes bounded before any scan, the same way for the data and the null
+        self.xd: Float64Array = despike(x)
+        self.null_d = None if self.null is None else despike(self.null)
+        self._scans: dict[tuple[int, int], GlsScan] = {}
+
+    def gls(self, lo: int, hi: int) -> GlsScan:
+        """The GLS scan of commits [lo, hi) under the fitted noise (cached)."""
+        key = (lo, hi)
+        if key not in self._scans:
+            m = self.model
+            self._scans[key] = GlsScan(m.sd_wander, m.phi, m.white_var[lo:hi])
+        return self._scans[key]
 
     def _predictive_null(self, n_null: int, n_refit: int) -> Float64Array:
         """Null series that carry the uncertainty of the fitted noise: ``n_refit`` series
@@ -131,9 +143,10 @@ class SeriesDetector:
         """Calibrated p-value of one change in commits [lo, hi) and its best split."""
         if self.null is None or hi - lo < 2 * self.min_seg + 1:
             return math.nan, -1
-        sd = self.sd[lo:hi]
-        obs = scan(self.x[lo:hi], sd, min_seg=self.min_seg)
-        null = scan(self.null[:, lo:hi], sd, min_seg=self.min_seg).statistic
+        g = self.gls(lo, hi)
+        assert self.null_d is not None
+        obs = g.scan(self.xd[lo:hi], self.min_seg)
+        null = g.scan(self.null_d[:, lo:hi], self.min_seg).statistic
         return tail_pvalue(float(obs.statistic), null), lo + int(obs.best)
 
     def segment(self, first: tuple[float, int], threshold: float) -> list[tuple[int, float]]:
@@ -160,7 +173,8 @@ class SeriesDetector:
         lev_l = float(huber_levels(x, sd, left))
         lev_r = float(huber_levels(x, sd, ~left))
         delta = lev_r - lev_l
-        obs = scan(x, sd, min_seg=self.min_seg)
+        g = self.gls(lo, hi)
+        obs = g.scan(self.xd[lo:hi], self.min_seg)
         prof = obs.profile / obs.scale
         valid = np.zeros(length - 1, dtype=bool)
         valid[self.min_seg - 1 : length - self.min_seg] = True
@@ -173,7 +187,7 @@ class SeriesDetector:
             noise = simulate_noise(model, n_boot, self.rng)
         base = np.where(left, lev_l, lev_r)
         xb = base + noise
-        sb = scan(xb, sd, min_seg=self.min_seg)
+        sb = g.scan(despike(xb), self.min_seg)
         pb = sb.profile / sb.scale[:, None]
         pbv = np.where(valid, pb, -np.inf)
         drop = np.max(pbv, axis=1) ** 2 - pb[:, k - 1] ** 2

@@ -38,10 +38,13 @@ import numpy as np
 
 from tsanalyze._typing import Float64Array
 
-__all__ = ["HUBER_K", "Scan", "scan", "tail_pvalue"]
+__all__ = ["DESPIKE_K", "HUBER_K", "GlsScan", "Scan", "despike", "scan", "tail_pvalue"]
 
 #: Huber's tuning constant on the standardised scale.
 HUBER_K = 1.5
+#: local robust sds a value may lie from its neighbours' median (see :func:`despike`)
+DESPIKE_K = 2.0
+_MAD_TO_SD = 1.482602218505602
 #: at least this many simulated exceedances for the plain Monte-Carlo p-value
 _MIN_EXCEED = 10
 #: share of the simulated statistics whose excesses the generalized Pareto tail is fit to
@@ -127,3 +130,95 @@ def tail_pvalue(observed: float, null: Float64Array) -> float:
         base = 1.0 - kappa * excess / sigma
         tail = base ** (1.0 / kappa) if base > 0 else 0.0
     return float(min(max(share * tail, P_FLOOR), (1.0 + exceed) / (b + 1.0)))
+
+
+def despike(x: Float64Array, k: float = DESPIKE_K, half: int = 2) -> Float64Array:
+    """Bound one- and two-commit excursions of each row of ``x`` (last axis).
+
+    Each value is moved to within ``k`` robust sds of the median of its ``2 half + 1``
+    neighbours (fewer at the ends), the sd being the MAD of those deviations over the
+    row: a spike keeps at most ``k`` local sds, whatever its size, while a step (which
+    the running median follows) is left alone (Tukey 1977, ch. 7).
+    """
+    n = x.shape[-1]
+    if n < 2 * half + 1:
+        return x
+    pad = [(0, 0)] * (x.ndim - 1) + [(half, half)]
+    xp = np.pad(x, pad, mode="constant", constant_values=np.nan)
+    win = np.lib.stride_tricks.sliding_window_view(xp, 2 * half + 1, axis=-1)
+    med = np.median(win[..., half:-half, :], axis=-1)  # interior: no nan
+    edges = np.nanmedian(np.concatenate([win[..., :half, :], win[..., n - half :, :]], axis=-2),
+                         axis=-1)  # fmt: skip
+    med = np.concatenate([edges[..., :half], med, edges[..., half:]], axis=-1)
+    d = x - med
+    s = _MAD_TO_SD * np.median(np.abs(d - np.median(d, axis=-1, keepdims=True)), axis=-1,
+                               keepdims=True)  # fmt: skip
+    s = np.where(s > 0, s, np.inf)
+    out: Float64Array = med + np.clip(d, -k * s, k * s)
+    return out
+
+
+class GlsScan:
+    """Generalised-least-squares scan for one step in a stretch whose noise is an AR(1)
+    wander (sd ``sd_wander``, coefficient ``phi``) plus white noise of variance
+    ``white_var`` per commit.
+
+    The Kalman filter of that model turns any vector into its standardised innovations
+    (a whitening transform, L with L Σ Lᵀ = I; Harvey 1989 §3.2). Whitened, the data y,
+    the intercept and the step regressors c_t (1 from commit t on) form an ordinary
+    regression; the score of a step at t with the level profiled out is
+
+        T_t = r_tᵀ y / ‖r_t‖,   r_t = L c_t projected orthogonally to L 1,
+
+    N(0, 1) under no change, and T_t² is twice the log-likelihood ratio of the step at t
+    (the likelihood-ratio scan of Davis, Huang & Yao 1995 with the AR(1) wander and the
+    white noise together). A step is a pulse plus a (1 − phi)-scaled level in the
+    innovations: the scan weighs the jump between neighbouring commits, which the
+    wander barely moves, and so sees steps that the wander's long swings hide from a
+    CUSUM of levels.
+    """
+
+    def __init__(self, sd_wander: float, phi: float, white_var: Float64Array) -> None:
+        n = white_var.size
+        self.n = n
+        self.phi = phi
+        gain = np.empty(n)
+        inv_sd = np.empty(n)
+        va = sd_wander**2
+        p = va
+        for i in range(n):
+            f = p + float(white_var[i])
+            gain[i] = p / f if f > 0 else 0.0
+            inv_sd[i] = 1.0 / math.sqrt(f) if f > 0 else 0.0
+            p = phi * phi * p * (1.0 - gain[i]) + va * (1.0 - phi * phi)
+        self.gain = gain
+        self.inv_sd = inv_sd
+        one = self.whiten(np.ones((1, n)))[0]
+        u = one / np.linalg.norm(one)
+        steps = np.arange(n)[None, :] >= np.arange(1, n)[:, None]
+        zc = self.whiten(steps.astype(np.float64))
+        zc -= (zc @ u)[:, None] * u[None, :]
+        norm = np.linalg.norm(zc, axis=1)
+        self.regressors: Float64Array = zc / np.where(norm > 0, norm, 1.0)[:, None]
+
+    def whiten(self, v: Float64Array) -> Float64Array:
+        """Standardised Kalman innovations of each row of ``v`` (shape (m, n))."""
+        out = np.empty_like(v, dtype=np.float64)
+        state = np.zeros(v.shape[0])
+        phi = self.phi
+        for i in range(self.n):
+            innov = v[:, i] - state
+            out[:, i] = innov * self.inv_sd[i]
+            state = phi * (state + self.gain[i] * innov)
+        return out
+
+    def scan(self, x: Float64Array, min_seg: int = 1) -> Scan:
+        """The scan of the rows of ``x`` (shape (..., n)): |T_t| for t = 1..n−1."""
+        lead = x.shape[:-1]
+        y = self.whiten(x.reshape(-1, self.n))
+        prof = np.abs(y @ self.regressors.T).reshape(*lead, self.n - 1)
+        length = self.n
+        inner = prof[..., min_seg - 1 : length - min_seg]
+        best = np.argmax(inner, axis=-1) + (min_seg - 1)
+        stat = np.take_along_axis(prof, best[..., None], axis=-1)[..., 0]
+        return Scan(prof, best + 1, np.ones(lead), stat)
