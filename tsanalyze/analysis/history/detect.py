@@ -112,12 +112,14 @@ class SeriesDetector:
         refitted models in turn (a plug-in null from the one fit is too light when the
         wander's dependence is underestimated, and gives too many false alarms)."""
         if n_refit <= 1:
+            self.refits = [self.model]
             return simulate_noise(self.model, n_null, self.rng)
         n = self.x.size
         ones = np.ones(n)
         pilot = simulate_noise(self.model, n_refit, self.rng)
         per = -(-n_null // n_refit)
         parts = []
+        self.refits: list[NoiseModel] = []
         for row in pilot:
             m = fit_noise(row, ones, np.zeros(n))
             m = dataclasses.replace(m, white_var=np.maximum(m.white_var, 0.0))
@@ -126,6 +128,9 @@ class SeriesDetector:
             # the refit's total variance is re-anchored to the observed fit's, keeping
             # its dependence: the scale is well estimated, the dependence is not
             ratio = self.model.marginal_var / m.marginal_var
+            self.refits.append(dataclasses.replace(
+                m, sd_wander=m.sd_wander * math.sqrt(float(np.median(ratio))),
+                white_var=m.white_var * ratio))  # fmt: skip
             parts.append(simulate_noise(m, per, self.rng) * np.sqrt(ratio))
         out: Float64Array = np.concatenate(parts)[:n_null]
         return out
@@ -179,23 +184,32 @@ class SeriesDetector:
         valid = np.zeros(length - 1, dtype=bool)
         valid[self.min_seg - 1 : length - self.min_seg] = True
         top = float(np.max(np.where(valid, prof, -np.inf)))
-        if self.null is not None:
-            # the predictive null rows: noise that carries the uncertainty of the fit
-            noise = self.null[:n_boot, lo:hi]
-        else:
-            model = dataclasses.replace(self.model, white_var=self.model.white_var[lo:hi])
-            noise = simulate_noise(model, n_boot, self.rng)
+        # bootstrap series from the fitted model (the fitted step plus noise), each
+        # analysed under a model refitted to a series of that model: the set's critical
+        # value then carries the uncertainty of the noise fit, which sharpens or blurs
+        # the GLS profile around a step
+        model = dataclasses.replace(self.model, white_var=self.model.white_var[lo:hi])
         base = np.where(left, lev_l, lev_r)
-        xb = base + noise
-        sb = g.scan(despike(xb), self.min_seg)
-        pb = sb.profile / sb.scale[:, None]
-        pbv = np.where(valid, pb, -np.inf)
-        drop = np.max(pbv, axis=1) ** 2 - pb[:, k - 1] ** 2
+        xb = despike(base + simulate_noise(model, n_boot, self.rng))
+        refits = self.refits if self.null is not None else [self.model]
+        per = -(-n_boot // len(refits))
+        drops, splits = [], []
+        for j, m in enumerate(refits):
+            rows = xb[j * per : (j + 1) * per]
+            if rows.shape[0] == 0:
+                break
+            gj = g if m is self.model else GlsScan(m.sd_wander, m.phi, m.white_var[lo:hi])
+            sb = gj.scan(rows, self.min_seg)
+            pbv = np.where(valid, sb.profile, -np.inf)
+            drops.append(np.max(pbv, axis=1) ** 2 - sb.profile[:, k - 1] ** 2)
+            splits.append(sb.best)
+        drop = np.concatenate(drops)
         crit = float(np.quantile(drop, 0.95))
         cand = np.flatnonzero(valid & (top**2 - prof**2 <= crit + 1e-12)) + 1
         if (k not in cand) and valid[k - 1]:
             cand = np.union1d(cand, [k])
-        split = sb.best[:, None]
+        xb = xb[: drop.size]
+        split = np.concatenate(splits)[:, None]
         lb = huber_levels(xb, sd, idx[None, :] < split)
         rb = huber_levels(xb, sd, idx[None, :] >= split)
         err = (rb - lb) - delta

@@ -132,29 +132,31 @@ def tail_pvalue(observed: float, null: Float64Array) -> float:
     return float(min(max(share * tail, P_FLOOR), (1.0 + exceed) / (b + 1.0)))
 
 
-def despike(x: Float64Array, k: float = DESPIKE_K, half: int = 2) -> Float64Array:
-    """Bound one- and two-commit excursions of each row of ``x`` (last axis).
+def despike(x: Float64Array, k: float = DESPIKE_K) -> Float64Array:
+    """Bound one-commit excursions of each row of ``x`` (last axis).
 
-    Each value is moved to within ``k`` robust sds of the median of its ``2 half + 1``
-    neighbours (fewer at the ends), the sd being the MAD of those deviations over the
-    row: a spike keeps at most ``k`` local sds, whatever its size, while a step (which
-    the running median follows) is left alone (Tukey 1977, ch. 7).
+    A value may lie at most ``k`` robust sds outside the range spanned by the level of
+    its two previous commits and the level of its two next ones (the mean of each pair;
+    one side at the ends); the sd is the MAD of the values' deviations from the mean of
+    those two levels over the row. A spike keeps at most ``k`` sds beyond its
+    neighbours, whatever its size; a step is left alone, since each commit next to it
+    agrees with one of its two sides (a running median would erode the step's jump
+    instead; cf. Tukey 1977, ch. 7, Hampel et al. 1986, §8.1).
     """
     n = x.shape[-1]
-    if n < 2 * half + 1:
+    if n < 3:
         return x
-    pad = [(0, 0)] * (x.ndim - 1) + [(half, half)]
+    pad = [(0, 0)] * (x.ndim - 1) + [(2, 2)]
     xp = np.pad(x, pad, mode="constant", constant_values=np.nan)
-    win = np.lib.stride_tricks.sliding_window_view(xp, 2 * half + 1, axis=-1)
-    med = np.median(win[..., half:-half, :], axis=-1)  # interior: no nan
-    edges = np.nanmedian(np.concatenate([win[..., :half, :], win[..., n - half :, :]], axis=-2),
-                         axis=-1)  # fmt: skip
-    med = np.concatenate([edges[..., :half], med, edges[..., half:]], axis=-1)
-    d = x - med
+    left = np.nanmean(np.stack([xp[..., 0:n], xp[..., 1 : n + 1]]), axis=0)
+    right = np.nanmean(np.stack([xp[..., 3 : n + 3], xp[..., 4 : n + 4]]), axis=0)
+    left = np.where(np.isnan(left), right, left)
+    right = np.where(np.isnan(right), left, right)
+    d = x - 0.5 * (left + right)
     s = _MAD_TO_SD * np.median(np.abs(d - np.median(d, axis=-1, keepdims=True)), axis=-1,
                                keepdims=True)  # fmt: skip
     s = np.where(s > 0, s, np.inf)
-    out: Float64Array = med + np.clip(d, -k * s, k * s)
+    out: Float64Array = np.clip(x, np.minimum(left, right) - k * s, np.maximum(left, right) + k * s)
     return out
 
 
