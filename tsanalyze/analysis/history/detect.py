@@ -35,9 +35,16 @@ import numpy as np
 
 from tsanalyze._typing import Float64Array
 from tsanalyze.analysis.history.noise import NoiseModel, fit_noise, simulate_noise
-from tsanalyze.analysis.history.scan import HUBER_K, GlsScan, despike, tail_pvalue
+from tsanalyze.analysis.history.scan import HUBER_K, GlsScan, Scan, despike, scan, tail_pvalue
 
 __all__ = ["Located", "SeriesDetector", "huber_levels"]
+
+#: robust z beyond which a whitened innovation is called wild (Gaussian: 0.05% of them)
+WILD_Z = 3.5
+#: share of wild innovations above which the AR(1) model is not trusted for the GLS scan
+WILD_SHARE = 0.02
+
+_MAD_TO_SD = 1.482602218505602
 
 #: commits a level must hold on each side of a change (one commit is a spike)
 MIN_SEG = 2
@@ -95,8 +102,28 @@ class SeriesDetector:
         self.null = None if self.degenerate else self._predictive_null(n_null, n_refit)
         # spikes bounded before any scan, the same way for the data and the null
         self.xd: Float64Array = despike(x)
-        self.null_d = None if self.null is None else despike(self.null)
         self._scans: dict[tuple[int, int], GlsScan] = {}
+        self.use_gls = not self.degenerate and self.wild_share() <= WILD_SHARE
+
+    def wild_share(self) -> float:
+        """Share of the despiked series' standardised innovations under the fitted model
+        beyond :data:`WILD_Z` robust sds. A Gaussian AR(1)-plus-white history has almost
+        none; a machine that switches between speed regimes from run to run (several
+        runner types under one name) has many, and the GLS scan, which weighs the jump
+        between neighbouring commits, would take every switch for a step: such series
+        are scanned with the bounded CUSUM of levels instead (:func:`.scan.scan`)."""
+        g = self.gls(0, self.x.size)
+        v = g.whiten((self.xd - np.median(self.xd))[None, :])[0][1:]
+        mad = _MAD_TO_SD * float(np.median(np.abs(v - np.median(v))))
+        if not mad > 0:
+            return 0.0
+        return float(np.mean(np.abs(v - np.median(v)) > WILD_Z * mad))
+
+    def _scan(self, rows: Float64Array, lo: int, hi: int, g: GlsScan | None = None) -> Scan:
+        """The scan in use over [lo, hi) of ``rows`` (despiked for the GLS scan)."""
+        if self.use_gls:
+            return (g or self.gls(lo, hi)).scan(despike(rows), self.min_seg)
+        return scan(rows, self.sd[lo:hi], min_seg=self.min_seg)
 
     def gls(self, lo: int, hi: int) -> GlsScan:
         """The GLS scan of commits [lo, hi) under the fitted noise (cached)."""
@@ -148,10 +175,8 @@ class SeriesDetector:
         """Calibrated p-value of one change in commits [lo, hi) and its best split."""
         if self.null is None or hi - lo < 2 * self.min_seg + 1:
             return math.nan, -1
-        g = self.gls(lo, hi)
-        assert self.null_d is not None
-        obs = g.scan(self.xd[lo:hi], self.min_seg)
-        null = g.scan(self.null_d[:, lo:hi], self.min_seg).statistic
+        obs = self._scan(self.x[lo:hi], lo, hi)
+        null = self._scan(self.null[:, lo:hi], lo, hi).statistic
         return tail_pvalue(float(obs.statistic), null), lo + int(obs.best)
 
     def segment(self, first: tuple[float, int], threshold: float) -> list[tuple[int, float]]:
@@ -178,8 +203,8 @@ class SeriesDetector:
         lev_l = float(huber_levels(x, sd, left))
         lev_r = float(huber_levels(x, sd, ~left))
         delta = lev_r - lev_l
-        g = self.gls(lo, hi)
-        obs = g.scan(self.xd[lo:hi], self.min_seg)
+        g = self.gls(lo, hi) if self.use_gls else None
+        obs = self._scan(x, lo, hi, g)
         prof = obs.profile / obs.scale
         valid = np.zeros(length - 1, dtype=bool)
         valid[self.min_seg - 1 : length - self.min_seg] = True
@@ -190,16 +215,20 @@ class SeriesDetector:
         # the GLS profile around a step
         model = dataclasses.replace(self.model, white_var=self.model.white_var[lo:hi])
         base = np.where(left, lev_l, lev_r)
-        xb = despike(base + simulate_noise(model, n_boot, self.rng))
-        refits = self.refits if self.null is not None else [self.model]
+        xb = base + simulate_noise(model, n_boot, self.rng)
+        refits = self.refits if self.null is not None and self.use_gls else [self.model]
         per = -(-n_boot // len(refits))
         drops, splits = [], []
         for j, m in enumerate(refits):
             rows = xb[j * per : (j + 1) * per]
             if rows.shape[0] == 0:
                 break
-            gj = g if m is self.model else GlsScan(m.sd_wander, m.phi, m.white_var[lo:hi])
-            sb = gj.scan(rows, self.min_seg)
+            gj = (
+                g
+                if g is None or m is self.model
+                else GlsScan(m.sd_wander, m.phi, m.white_var[lo:hi])
+            )
+            sb = self._scan(rows, lo, hi, gj)
             pbv = np.where(valid, sb.profile, -np.inf)
             drops.append(np.max(pbv, axis=1) ** 2 - sb.profile[:, k - 1] ** 2)
             splits.append(sb.best)
