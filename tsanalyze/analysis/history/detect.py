@@ -106,18 +106,19 @@ class SeriesDetector:
         self.use_gls = not self.degenerate and self.wild_share() <= WILD_SHARE
 
     def wild_share(self) -> float:
-        """Share of the despiked series' standardised innovations under the fitted model
-        beyond :data:`WILD_Z` robust sds. A Gaussian AR(1)-plus-white history has almost
-        none; a machine that switches between speed regimes from run to run (several
-        runner types under one name) has many, and the GLS scan, which weighs the jump
-        between neighbouring commits, would take every switch for a step: such series
-        are scanned with the bounded CUSUM of levels instead (:func:`.scan.scan`)."""
-        g = self.gls(0, self.x.size)
-        v = g.whiten((self.xd - np.median(self.xd))[None, :])[0][1:]
-        mad = _MAD_TO_SD * float(np.median(np.abs(v - np.median(v))))
+        """Share of the despiked series' commit-to-commit differences beyond
+        :data:`WILD_Z` robust sds (their MAD). A Gaussian AR(1)-plus-white history, with
+        a few steps, has almost none; a machine that switches between speed regimes from
+        run to run (several runner types under one name) has many, and the GLS scan,
+        which weighs the jump between neighbouring commits, would take every switch for
+        a step: such series are scanned with the bounded CUSUM of levels instead
+        (:func:`.scan.scan`)."""
+        d = np.diff(self.xd)
+        dev = np.abs(d - np.median(d))
+        mad = _MAD_TO_SD * float(np.median(dev))
         if not mad > 0:
             return 0.0
-        return float(np.mean(np.abs(v - np.median(v)) > WILD_Z * mad))
+        return float(np.mean(dev > WILD_Z * mad))
 
     def _scan(self, rows: Float64Array, lo: int, hi: int, g: GlsScan | None = None) -> Scan:
         """The scan in use over [lo, hi) of ``rows`` (despiked for the GLS scan)."""
