@@ -147,11 +147,14 @@ def despike(x: Float64Array, k: float = DESPIKE_K) -> Float64Array:
     if n < 3:
         return x
     pad = [(0, 0)] * (x.ndim - 1) + [(2, 2)]
-    xp = np.pad(x, pad, mode="constant", constant_values=np.nan)
-    left = np.nanmean(np.stack([xp[..., 0:n], xp[..., 1 : n + 1]]), axis=0)
-    right = np.nanmean(np.stack([xp[..., 3 : n + 3], xp[..., 4 : n + 4]]), axis=0)
-    left = np.where(np.isnan(left), right, left)
-    right = np.where(np.isnan(right), left, right)
+    xp = np.pad(x, pad)
+    cp = np.pad(np.ones(n), (2, 2))
+    left = (xp[..., 0:n] + xp[..., 1 : n + 1]) / np.maximum(cp[0:n] + cp[1 : n + 1], 1.0)
+    right = (xp[..., 3 : n + 3] + xp[..., 4 : n + 4]) / np.maximum(
+        cp[3 : n + 3] + cp[4 : n + 4], 1.0
+    )
+    left[..., 0] = right[..., 0]  # one side at the ends
+    right[..., n - 1] = left[..., n - 1]
     d = x - 0.5 * (left + right)
     s = _MAD_TO_SD * np.median(np.abs(d - np.median(d, axis=-1, keepdims=True)), axis=-1,
                                keepdims=True)  # fmt: skip
