@@ -99,6 +99,9 @@ class SeriesDetector:
         var = self.model.marginal_var
         self.sd: Float64Array = np.sqrt(var)
         self.degenerate = not bool(np.all(self.sd > 0)) or x.size < 2 * min_seg + 1
+        # the refitted models (re-anchored to the fit's variance): the null's and the
+        # location bootstrap's view of the uncertainty of the fit
+        self.refits: list[NoiseModel] = [self.model]
         self.null = None if self.degenerate else self._predictive_null(n_null, n_refit)
         # spikes bounded before any scan, the same way for the data and the null
         self.xd: Float64Array = despike(x)
@@ -140,14 +143,13 @@ class SeriesDetector:
         refitted models in turn (a plug-in null from the one fit is too light when the
         wander's dependence is underestimated, and gives too many false alarms)."""
         if n_refit <= 1:
-            self.refits = [self.model]
             return simulate_noise(self.model, n_null, self.rng)
         n = self.x.size
         ones = np.ones(n)
         pilot = simulate_noise(self.model, n_refit, self.rng)
         per = -(-n_null // n_refit)
         parts = []
-        self.refits: list[NoiseModel] = []
+        self.refits = []
         for row in pilot:
             m = fit_noise(row, ones, np.zeros(n))
             m = dataclasses.replace(m, white_var=np.maximum(m.white_var, 0.0))
