@@ -14,6 +14,10 @@ model, divided by its null sd √V_t (V_t = (1 − λ_t)² W_t + λ_t² (W − W
 partial sums of ω_i²). Its maximum over t is the statistic; null series simulated from
 the fitted noise, through the same steps, give its p-value.
 
+:class:`GlsScan` is the likelihood-ratio scan of the same hypothesis under the fitted
+AR(1)-plus-white noise, on series whose one-commit spikes :func:`despike` has bounded;
+the detector uses it where that model describes the series (see :mod:`.detect`).
+
 References
 ----------
 Hušková, M. and Marušiaková, M. (2012). M-procedures for detection of changes for
@@ -24,6 +28,14 @@ Wiley.
 Knijnenburg, T. A., Wessels, L. F. A., Reinders, M. J. T. and Shmulevich, I. (2009).
 Fewer permutations, more accurate P-values. *Bioinformatics* 25(12), i161–i168.
 doi:10.1093/bioinformatics/btp211.
+Davis, R. A., Huang, D. and Yao, Y.-C. (1995). Testing for a change in the parameter
+values and order of an autoregressive model. *Annals of Statistics* 23(1), 282–304.
+doi:10.1214/aos/1176324468.
+Harvey, A. C. (1989). *Forecasting, Structural Time Series Models and the Kalman
+Filter*, §3.2. Cambridge University Press. doi:10.1017/CBO9781107049994.
+Tukey, J. W. (1977). *Exploratory Data Analysis*, ch. 7. Addison-Wesley.
+Hampel, F. R., Ronchetti, E. M., Rousseeuw, P. J. and Stahel, W. A. (1986). *Robust
+Statistics: The Approach Based on Influence Functions*. Wiley. doi:10.1002/9781118186435.
 Hosking, J. R. M. and Wallis, J. R. (1987). Parameter and quantile estimation for the
 generalized Pareto distribution. *Technometrics* 29(3), 339–349.
 doi:10.1080/00401706.1987.10488243.
