@@ -7,6 +7,11 @@ wandering AR(1) level, the run-to-run and the within-run variance, through the v
 scan. So the false-alarm rate of the first test of a series is the level it is read at,
 whatever the noise's size and dependence, as far as the fitted model holds.
 
+The scan is the likelihood-ratio (GLS) scan under the fitted AR(1)-plus-white noise
+(:class:`.scan.GlsScan`) on the despiked series, unless the series' commit-to-commit
+differences have too many wild jumps for that model (a machine switching between speed
+regimes); then it is the bounded CUSUM of levels (:func:`.scan.scan`).
+
 The location and size of an accepted change are bootstrapped the same way: series with
 the fitted step at the estimated commit plus simulated noise are scanned again. The set of
 commits is every split whose profile falls below the maximum by less than the bootstrap's
