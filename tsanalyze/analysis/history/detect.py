@@ -223,7 +223,10 @@ class SeriesDetector:
         # the GLS profile around a step
         model = dataclasses.replace(self.model, white_var=self.model.white_var[lo:hi])
         base = np.where(left, lev_l, lev_r)
-        xb = base + simulate_noise(model, n_boot, self.rng)
+        if self.use_gls or self.null is None:
+            xb = base + simulate_noise(model, n_boot, self.rng)
+        else:  # the CUSUM's set: the predictive null rows, as its p-value
+            xb = base + self.null[:n_boot, lo:hi]
         refits = self.refits if self.null is not None and self.use_gls else [self.model]
         per = -(-n_boot // len(refits))
         drops, splits = [], []
