@@ -8,7 +8,8 @@ all, simulated once into ``--dir`` (kept for the next call). For n = 10^5, 10^6,
   the summed resident memory of the process and every descendant (its worker processes),
   sampled every 0.1 s with psutil (else ``ru_maxrss`` of the largest child, a lower bound);
 - writing: :func:`tsanalyze.write_run` of the samples against a plain
-  ``pyarrow.parquet.write_table`` of the same table (zstd, as write_run), best of 3.
+  ``pyarrow.parquet.write_table`` of the same table (zstd, as write_run), best of 3 in
+  CPU time (``bench_io.py`` gives wall times and the baselines with fsyncs).
 
 Targets (issue 19): report peak <= 6 GB at 10^7 samples and growing linearly; report
 time growing no worse than n log n (per decade: <= 10 x log(10 n) / log(n)); write_run
@@ -103,25 +104,19 @@ def measure(args: list[str]) -> tuple[float, float, float]:
 
 
 def write_times(old: Path) -> tuple[float, float]:
-    """Best of 3: write_run of the samples, and pyarrow.parquet.write_table of its table."""
-    import pyarrow.parquet as pq
+    """write_run of the samples against pyarrow.parquet.write_table of its table, best of
+    3, CPU seconds (the steadier measure on a shared machine; ``bench_io.py`` gives the
+    wall times and the baselines with fsyncs too)."""
+    from bench_io import write_ratios  # the same directory: benchmarks/
 
-    from tsanalyze.io.runs import _to_arrow, read_runs, write_run
+    from tsanalyze.io.runs import read_runs
 
     df = read_runs(old)
     (meta,) = df.attrs["runs"].values()
     meta = {k: v for k, v in meta.items() if k != "file"}
-    table = _to_arrow(df, old)
-    ours, plain = [], []
     with tempfile.TemporaryDirectory() as tmp:
-        for k in range(3):
-            t0 = time.perf_counter()
-            write_run(df, Path(tmp) / f"w{k}.parquet", meta)
-            ours.append(time.perf_counter() - t0)
-            t0 = time.perf_counter()
-            pq.write_table(table, Path(tmp) / f"p{k}.parquet", compression="zstd")
-            plain.append(time.perf_counter() - t0)
-    return min(ours), min(plain)
+        best = write_ratios(df, meta, Path(tmp), repeats=3)
+    return best["write_run cpu"], best["write_table cpu"]
 
 
 def main() -> None:
@@ -147,8 +142,8 @@ def main() -> None:
         print(
             f"n = {n:>10,} (files {made:.0f} s): report {rep[0]:7.1f} s (cpu {rep[2]:7.1f} s) "
             f"{rep[1] / GB:5.2f} GB | info {inf[0]:6.1f} s (cpu {inf[2]:5.1f} s) "
-            f"{inf[1] / GB:5.2f} GB | write_run {wr[0]:6.2f} s, "
-            f"pyarrow {wr[1]:6.2f} s ({wr[0] / wr[1]:.2f}x)",
+            f"{inf[1] / GB:5.2f} GB | write_run {wr[0]:6.2f} s cpu, "
+            f"pyarrow {wr[1]:6.2f} s cpu ({wr[0] / wr[1]:.2f}x)",
             flush=True,
         )
     print(f"load average at end: {os.getloadavg()[0]:.1f}")

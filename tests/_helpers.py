@@ -3,6 +3,7 @@ because ``tests/conftest.py`` sits there without an ``__init__.py``)."""
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from pathlib import Path
@@ -112,3 +113,27 @@ def benchstat_table(path: Path) -> dict[str, tuple[str, str, float | None, float
             change = None if m.group(4) == "~" else float(m.group(4)[:-1])
             rows[m.group(1)] = (m.group(2), m.group(3), change, float(m.group(5)))
     return rows
+
+
+def history_to_asv(df: Any, root: Path) -> Path:
+    """Write a simulated history (:func:`tsanalyze.analysis.history.simulate.simulate_history`)
+    as an asv (format 2) results directory of machine ``ci``, environment ``py3``;
+    benchmark ``b`` becomes ``s.time_b``."""
+    (root / "ci").mkdir(parents=True)
+    (root / "ci" / "machine.json").write_text(json.dumps({"machine": "ci", "version": 1}))
+    cols = ["result", "params", "version", "started_at", "duration", "stats_ci_99_a",
+            "stats_ci_99_b", "stats_q_25", "stats_q_75", "stats_number", "stats_repeat",
+            "samples"]  # fmt: skip
+    for run, meta in df.attrs["runs"].items():
+        rows = df[df["run"] == run]
+        results = {}
+        for b, g in rows.groupby("benchmark"):
+            sec = (g["ns"] / 1e9).tolist()
+            results[f"s.time_{b}"] = [[float(np.median(sec))], [], "v", None, None, None, None,
+                                      None, None, [1], [len(sec)], [sec]]  # fmt: skip
+        i = int(meta["commit"], 16)
+        doc = {"version": 2, "commit_hash": meta["commit"], "env_name": "py3",
+               "date": 1_700_000_000_000 + 3_600_000 * i, "params": {"machine": "ci"},
+               "result_columns": cols, "results": results}  # fmt: skip
+        (root / "ci" / f"{meta['commit'][-8:]}-py3.json").write_text(json.dumps(doc))
+    return root

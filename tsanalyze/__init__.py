@@ -11,16 +11,8 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 from tsanalyze._version import __version__
-from tsanalyze.errors import (
-    AuditInputError,
-    CollectorError,
-    ImportFormatError,
-    InvalidArgumentError,
-    InvalidRunError,
-    NotEnoughData,
-    RunExistsError,
-    TsanalyzeError,
-)
+from tsanalyze import errors as _errors
+from tsanalyze.errors import *  # noqa: F403 - the error types are public: errors.__all__
 
 # public name -> module that defines it (add one line per public function)
 _API: dict[str, str] = {
@@ -55,18 +47,7 @@ _DEPRECATED: dict[str, str] = {
     "timer_checks": "timer_checks_per_series",
 }
 
-__all__ = [
-    "AuditInputError",
-    "CollectorError",
-    "ImportFormatError",
-    "InvalidArgumentError",
-    "InvalidRunError",
-    "NotEnoughData",
-    "RunExistsError",
-    "TsanalyzeError",
-    "__version__",
-    *sorted(_API),
-]
+__all__ = [*_errors.__all__, "__version__", *sorted(_API)]
 
 if TYPE_CHECKING:  # pragma: no cover
     from tsanalyze.analysis.runset.analysis import analyze

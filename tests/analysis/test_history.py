@@ -13,6 +13,7 @@ import json
 
 import numpy as np
 import pytest
+from _helpers import history_to_asv
 from typer.testing import CliRunner
 
 import tsanalyze
@@ -25,28 +26,6 @@ from tsanalyze.errors import InvalidArgumentError
 
 def _h(i: int) -> str:
     return f"{i:040x}"
-
-
-def _to_asv(df, root):  # type: ignore[no-untyped-def]
-    """Write a simulated history as an asv (format 2) results directory."""
-    (root / "ci").mkdir(parents=True)
-    (root / "ci" / "machine.json").write_text(json.dumps({"machine": "ci", "version": 1}))
-    cols = ["result", "params", "version", "started_at", "duration", "stats_ci_99_a",
-            "stats_ci_99_b", "stats_q_25", "stats_q_75", "stats_number", "stats_repeat",
-            "samples"]  # fmt: skip
-    for run, meta in df.attrs["runs"].items():
-        rows = df[df["run"] == run]
-        results = {}
-        for b, g in rows.groupby("benchmark"):
-            sec = (g["ns"] / 1e9).tolist()
-            results[f"s.time_{b}"] = [[float(np.median(sec))], [], "v", None, None, None, None,
-                                      None, None, [1], [len(sec)], [sec]]  # fmt: skip
-        i = int(meta["commit"], 16)
-        doc = {"version": 2, "commit_hash": meta["commit"], "env_name": "py3",
-               "date": 1_700_000_000_000 + 3_600_000 * i, "params": {"machine": "ci"},
-               "result_columns": cols, "results": results}  # fmt: skip
-        (root / "ci" / f"{meta['commit'][-8:]}-py3.json").write_text(json.dumps(doc))
-    return root
 
 
 def test_clear_step_found_with_commit_set_and_ratio_ci() -> None:
@@ -155,7 +134,7 @@ def test_since_last_and_widened_sets() -> None:
 def test_cli_json_and_fail_on(tmp_path) -> None:  # type: ignore[no-untyped-def]
     rng = np.random.default_rng(10)
     df = simulate_history(80, ["a", "b"], changes=[SimulatedChange("a", 40, 1.2)], rng=rng)
-    path = _to_asv(df, tmp_path / "results")
+    path = history_to_asv(df, tmp_path / "results")
     r = CliRunner().invoke(app, ["history", str(path), "--format", "json"])
     assert r.exit_code == 0, r.output
     doc = json.loads(r.output)

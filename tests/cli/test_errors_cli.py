@@ -174,7 +174,7 @@ def test_out_of_memory_and_dead_workers_are_one_line_errors(
     monkeypatch: pytest.MonkeyPatch, kind: str
 ) -> None:
     # before: a BrokenProcessPool traceback (report -j 2 on 10^7 rows), now one line, exit 2
-    import tsanalyze.io.runs as runs_module
+    import tsanalyze.io.inventory as inventory_module
 
     if kind == "memory":
         exc: BaseException = MemoryError("Unable to allocate 7.11 PiB")
@@ -186,7 +186,7 @@ def test_out_of_memory_and_dead_workers_are_one_line_errors(
     def fails(*args: object, **kwargs: object) -> object:
         raise exc
 
-    monkeypatch.setattr(runs_module, "read_runs", fails)
+    monkeypatch.setattr(inventory_module, "inventory", fails)  # what info calls
     err = _one_line_error(runner.invoke(app, ["info", RUN]), EXIT_BAD_INPUT, "more memory", "-j 1")
     assert ("out of memory" in err) == (kind == "memory")
     assert "internal error" not in err

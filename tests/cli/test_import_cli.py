@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from click.testing import Result
 from typer.testing import CliRunner
 
 from tsanalyze.cli.app import app
@@ -21,11 +22,14 @@ runner = CliRunner()
 DATA = Path(__file__).resolve().parents[1] / "data" / "importers"
 
 
+def _import(*args: str | Path) -> Result:
+    """Run ``tsanalyze import ARGS...``."""
+    return runner.invoke(app, ["import", *map(str, args)])
+
+
 def test_single_run_to_file(tmp_path: Path) -> None:
     out = tmp_path / "old.parquet"
-    res = runner.invoke(
-        app, ["import", "auto", str(DATA / "benchstat" / "old.txt"), "-o", str(out)]
-    )
+    res = _import("auto", DATA / "benchstat" / "old.txt", "-o", out)
     assert res.exit_code == 0, res.output
     assert "imported 1 run(s), 20 samples" in res.output
     df = read_runs(out)
@@ -40,9 +44,7 @@ def test_many_runs_in_the_one_file_named(tmp_path: Path) -> None:
     # issue 15: `-o run.parquet` means that file, holding all 41 runs of telco.json (40
     # worker processes and the calibration run), not run-001 ... run-041
     out = tmp_path / "run.parquet"
-    res = runner.invoke(
-        app, ["import", "auto", str(DATA / "pyperf" / "telco.json"), "-o", str(out)]
-    )
+    res = _import("auto", DATA / "pyperf" / "telco.json", "-o", out)
     assert res.exit_code == 0, res.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run.parquet"]
     assert "imported 41 run(s)" in res.output
@@ -58,45 +60,21 @@ def test_many_runs_in_the_one_file_named(tmp_path: Path) -> None:
     # the calibration-only run is in the file and never read as a run of its own
     assert df.groupby("run", observed=True).size().size == 40
     # several inputs and one output file: refused, nothing written
-    res = runner.invoke(
-        app,
-        ["import", "auto", str(DATA / "pyperf" / "telco.json"), str(DATA / "benchstat" / "old.txt"),
-         "-o", str(tmp_path / "two.parquet")],
-    )  # fmt: skip
+    two = tmp_path / "two.parquet"
+    res = _import("auto", DATA / "pyperf" / "telco.json", DATA / "benchstat" / "old.txt", "-o", two)
     assert res.exit_code == 2 and "give a directory" in res.output
-    assert not (tmp_path / "two.parquet").exists()
+    assert not two.exists()
 
 
 def test_directory_output_and_csv_map(tmp_path: Path) -> None:
     out = tmp_path / "runs"
-    res = runner.invoke(
-        app,
-        [
-            "import",
-            "csv",
-            str(DATA / "handmade" / "timings.csv"),
-            str(DATA / "benchstat" / "new.txt"),
-            "-o",
-            str(out),
-            "--map",
-            "time=time_us,unit=us,benchmark=bench,evals=iterations,run=trial",
-        ],
-    )
+    csv = DATA / "handmade" / "timings.csv"
+    mapping = ("--map", "time=time_us,unit=us,benchmark=bench,evals=iterations,run=trial")
+    res = _import("csv", csv, DATA / "benchstat" / "new.txt", "-o", out, *mapping)
     # --map is for CSV only, and new.txt is Go text: refused, nothing written
     assert res.exit_code == 2
     assert not out.exists()
-    res = runner.invoke(
-        app,
-        [
-            "import",
-            "auto",
-            str(DATA / "handmade" / "timings.csv"),
-            "-o",
-            str(out),
-            "--map",
-            "time=time_us,unit=us,benchmark=bench,evals=iterations,run=trial",
-        ],
-    )
+    res = _import("auto", csv, "-o", out, *mapping)
     assert res.exit_code == 0, res.output
     assert sorted(p.name for p in out.iterdir()) == ["timings.parquet"]
     df = read_runs(out)
@@ -110,16 +88,14 @@ def test_malformed_input_exit_2_nothing_written(tmp_path: Path) -> None:
     raw = (DATA / "pyperf" / "telco.json").read_bytes()
     bad.write_bytes(raw[: len(raw) // 2])
     out = tmp_path / "out"
-    res = runner.invoke(
-        app, ["import", "auto", str(DATA / "benchstat" / "old.txt"), str(bad), "-o", str(out)]
-    )
+    res = _import("auto", DATA / "benchstat" / "old.txt", bad, "-o", out)
     assert res.exit_code == 2
     # one line naming the file, the line and column, and what was expected
     assert f"{bad}: line " in res.output and "expected valid JSON" in res.output
     assert not out.exists()
     go = tmp_path / "bad.txt"
     go.write_text("BenchmarkA 10 5 ns/op\nBenchmarkA 10\n")
-    res = runner.invoke(app, ["import", "gobench", str(go), "-o", str(tmp_path / "x.parquet")])
+    res = _import("gobench", go, "-o", tmp_path / "x.parquet")
     assert res.exit_code == 2
     assert f"{go}: line 2: expected '<value> <unit>' pairs" in res.output
     assert not (tmp_path / "x.parquet").exists()
@@ -128,10 +104,10 @@ def test_malformed_input_exit_2_nothing_written(tmp_path: Path) -> None:
 def test_unrecognised_and_summary_only(tmp_path: Path) -> None:
     other = tmp_path / "other.json"
     other.write_text(json.dumps({"hello": 1}))
-    res = runner.invoke(app, ["import", "auto", str(other), "-o", str(tmp_path / "o.parquet")])
+    res = _import("auto", other, "-o", tmp_path / "o.parquet")
     assert res.exit_code == 2 and "could not recognise it" in res.output
     summary = sorted((DATA / "pytest-benchmark").glob("*.json"))[0]
-    res = runner.invoke(app, ["import", "auto", str(summary), "-o", str(tmp_path / "o.parquet")])
+    res = _import("auto", summary, "-o", tmp_path / "o.parquet")
     assert res.exit_code == 2 and "tsanalyze audit" in res.output
     assert not (tmp_path / "o.parquet").exists()
 
@@ -150,18 +126,7 @@ def test_existing_output_refused(tmp_path: Path) -> None:
 
 def test_criterion_baseline_option(tmp_path: Path) -> None:
     out = tmp_path / "base.parquet"
-    res = runner.invoke(
-        app,
-        [
-            "import",
-            "auto",
-            str(DATA / "handmade" / "criterion"),
-            "-o",
-            str(out),
-            "--baseline",
-            "base",
-        ],
-    )
+    res = _import("auto", DATA / "handmade" / "criterion", "-o", out, "--baseline", "base")
     assert res.exit_code == 0, res.output
     df = read_runs(out)
     raw = json.loads(
@@ -260,9 +225,7 @@ def test_unwritable_output_exit_2(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
     out = blocker / "sub" / "out"  # a path below a regular file cannot be created
-    res = runner.invoke(
-        app, ["import", "auto", str(DATA / "pyperf" / "py2.json.gz"), "-o", str(out)]
-    )
+    res = _import("auto", DATA / "pyperf" / "py2.json.gz", "-o", out)
     assert res.exit_code == 2
     assert "cannot write" in res.output and "nothing written" in res.output
     assert blocker.read_text() == "not a directory"
@@ -284,8 +247,12 @@ def test_failure_midway_removes_what_was_written(
 
     monkeypatch.setattr(runs_module, "write_runs", flaky)
     out = tmp_path / "new" / "dir"
-    inputs = [DATA / "benchstat" / "old.txt", DATA / "benchstat" / "new.txt", DATA / "pyperf" / "telco.json"]
-    res = runner.invoke(app, ["import", "auto", *map(str, inputs), "-o", str(out)])
+    inputs = [
+        DATA / "benchstat" / "old.txt",
+        DATA / "benchstat" / "new.txt",
+        DATA / "pyperf" / "telco.json",
+    ]
+    res = _import("auto", *inputs, "-o", out)
     assert res.exit_code == 2
     assert "No space left on device" in res.output and "nothing written" in res.output
     assert not (tmp_path / "new").exists()
@@ -298,7 +265,7 @@ def test_a_json_list_of_times_and_a_list_of_forks(tmp_path: Path) -> None:
     forks = tmp_path / "forks.json"
     forks.write_text(json.dumps([[1.5, 2.5], [3.0], [2.0, 2.25, 2.5]]))
     out = tmp_path / "out"
-    res = runner.invoke(app, ["import", "auto", str(flat), str(forks), "-o", str(out), "--unit", "us"])
+    res = _import("auto", flat, forks, "-o", out, "--unit", "us")
     assert res.exit_code == 0, res.output
     one = read_runs(out / "times.parquet")
     assert one["time_ns"].tolist() == [1500.0, 2500.0, 1750.0]
@@ -327,7 +294,7 @@ def test_a_json_list_refused_on_one_line(
     p = tmp_path / "times.json"
     p.write_text(json.dumps(content))
     out = tmp_path / "o.parquet"
-    res = runner.invoke(app, ["import", "values", str(p), "-o", str(out), *args])
+    res = _import("values", p, "-o", out, *args)
     assert res.exit_code == 2, res.output
     assert len(res.stderr.strip().splitlines()) == 1 and needle in res.stderr, res.stderr
     assert not out.exists()
@@ -337,10 +304,10 @@ def test_unit_option_for_csv_and_refused_elsewhere(tmp_path: Path) -> None:
     csv = tmp_path / "t.csv"
     csv.write_text("benchmark,time\na,1.5\na,2\n")
     out = tmp_path / "c.parquet"
-    res = runner.invoke(app, ["import", "csv", str(csv), "-o", str(out), "--unit", "ms"])
+    res = _import("csv", csv, "-o", out, "--unit", "ms")
     assert res.exit_code == 0, res.output
     assert read_runs(out)["time_ns"].tolist() == [1.5e6, 2e6]
-    res = runner.invoke(
-        app, ["import", "auto", str(DATA / "benchstat" / "old.txt"), "-o", str(tmp_path / "g.parquet"), "--unit", "ms"]
+    res = _import(
+        "auto", DATA / "benchstat" / "old.txt", "-o", tmp_path / "g.parquet", "--unit", "ms"
     )
     assert res.exit_code == 2 and "--unit applies to" in res.stderr

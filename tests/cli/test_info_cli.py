@@ -32,8 +32,16 @@ def test_info_table_and_json() -> None:
     (run,) = doc["runs"]
     assert run["clock_source"] == "simulated" and run["overhead_ns"] == 25.0
     benches = {b["benchmark"]: b for b in run["benchmarks"]}
-    assert benches["alpha"]["samples"] == 40 and benches["alpha"]["evals_min"] == 8
-    assert benches["alpha"]["min_ns"] <= benches["alpha"]["median_ns"]
+    assert benches["alpha"]["samples"] == 40 and benches["beta"]["samples"] == 40
+    (f,) = doc["files"]
+    assert f["rows"] == 80 and f["columns"]["evals"] == {"min": 8, "max": 8, "nulls": 0}
+    # issue 19: the footer's statistics are the samples' own range
+    from tsanalyze.io.runs import read_runs
+
+    df = read_runs(DATA / "golden-v1.parquet")
+    assert (f["columns"]["ns"]["min"], f["columns"]["ns"]["max"]) == (df["ns"].min(), df["ns"].max())
+    start = df["start_ticks"].astype("int64")
+    assert run["time_span_s"] == (start.max() - start.min()) / run["clock_hz"]
 
 
 def test_info_bad_input_exit_2_without_traceback(tmp_path: Path) -> None:

@@ -22,8 +22,9 @@ def _rows(name: str) -> dict[str, dict[str, Any]]:
     return {r["name"]: r for r in got.rows}
 
 
-def _vals(row: dict[str, Any], *keys: str) -> tuple[Any, ...]:
-    return tuple(row.get(k) for k in keys)
+def _assert_fields(row: dict[str, Any], **expected: Any) -> None:
+    """The row has exactly these values in these fields (a missing field is None)."""
+    assert {k: row.get(k) for k in expected} == expected
 
 
 def test_benchstat_v1_golden_output() -> None:
@@ -32,20 +33,9 @@ def test_benchstat_v1_golden_output() -> None:
     # "46.9ns ± 8%  44.5ns ± 3%  -5.01%  (p=0.008 n=10+10)"
     base = rows["CRC32/poly=IEEE/size=15/align=0-8 [base]"]
     new = rows["CRC32/poly=IEEE/size=15/align=0-8 [new]"]
-    assert _vals(base, "location", "unit", "spread", "spread_unit", "n") == (
-        "46.9",
-        "ns",
-        "8",
-        "%",
-        10,
-    )
-    assert _vals(base, "location_kind", "spread_kind") == ("mean", "range")
-    assert _vals(new, "location", "claimed_change", "claimed_pvalue", "n") == (
-        "44.5",
-        "-5.01%",
-        "0.008",
-        10,
-    )
+    _assert_fields(base, location="46.9", unit="ns", spread="8", spread_unit="%", n=10)
+    _assert_fields(base, location_kind="mean", spread_kind="range")
+    _assert_fields(new, location="44.5", claimed_change="-5.01%", claimed_pvalue="0.008", n=10)
     # "n=8+10": the two sides' counts; "±11%" without a space
     assert rows["CRC32/poly=IEEE/size=40/align=0-8 [base]"]["n"] == 8
     assert rows["CRC32/poly=Koopman/size=15/align=0-8 [base]"]["spread"] == "11"
@@ -56,29 +46,28 @@ def test_benchstat_v1_benchmem_tables() -> None:
     got = read_audit_file(FORMATS / "benchstat_v1_benchmem.txt")
     rows = {r["name"]: r for r in got.rows}
     # "Decode-4  1.89GB ± 0%  1.88GB ± 0%  -0.11%": bytes with decimal prefixes
-    assert _vals(rows["alloc/op: Decode-4 [base]"], "location", "unit", "spread") == (
-        "1.89",
-        "GB",
-        "0",
-    )
+    _assert_fields(rows["alloc/op: Decode-4 [base]"], location="1.89", unit="GB", spread="0")
     assert rows["alloc/op: Decode-4 [new]"]["claimed_change"] == "-0.11%"
     # allocs/op "1.23M": the prefix becomes an exponent, keeping the printed digits
-    assert _vals(rows["allocs/op: Decode-4 [base]"], "location", "unit") == ("1.23e6", "allocs")
+    _assert_fields(rows["allocs/op: Decode-4 [base]"], location="1.23e6", unit="allocs")
     assert rows["allocs/op: Encode-4 [new]"]["claim"] == "same"  # "~ (all equal)"
-    assert _vals(rows["Decode-4 [base]"], "location", "unit") == ("1.82", "s")
+    _assert_fields(rows["Decode-4 [base]"], location="1.82", unit="s")
     assert [n.code for n in got.notes] == ["table-skipped"]  # the speed table
 
 
 def test_benchstat_v2_two_tables() -> None:
     rows = _rows("benchstat_v2_two_tables.txt")
     # v2 prints SI-prefixed seconds and binary-prefixed bytes
-    assert _vals(rows["Decode-4 [old.txt]"], "location", "unit", "spread_kind", "location_kind") == (
-        "12.21", "m", "ci", "median",
-    )  # fmt: skip
-    assert _vals(rows["B/op: Decode-4 [old.txt]"], "location", "unit") == ("1.802", "MiB")
-    assert _vals(rows["allocs/op: Decode-4 [new.txt]"], "location", "claimed_pvalue") == (
-        "12.10e3",
-        "0.000",
+    _assert_fields(
+        rows["Decode-4 [old.txt]"],
+        location="12.21",
+        unit="m",
+        spread_kind="ci",
+        location_kind="median",
+    )
+    _assert_fields(rows["B/op: Decode-4 [old.txt]"], location="1.802", unit="MiB")
+    _assert_fields(
+        rows["allocs/op: Decode-4 [new.txt]"], location="12.10e3", claimed_pvalue="0.000"
     )
     assert rows["B/op: Encode-4 [new.txt]"]["claim"] == "same"
     assert len(rows) == 12
@@ -105,19 +94,13 @@ def test_ipython_and_python_timeit() -> None:
     rows = _rows("ipython_timeit.txt")
     s = rows["x.sum()"]
     # "1.21 µs ± 8.34 ns per loop (mean ± std. dev. of 7 runs, 1,000,000 loops each)"
-    assert _vals(s, "location", "unit", "spread", "spread_unit", "n", "evals") == (
-        "1.21", "µs", "8.34", "ns", 7, 1_000_000,
-    )  # fmt: skip
+    _assert_fields(
+        s, location="1.21", unit="µs", spread="8.34", spread_unit="ns", n=7, evals=1_000_000
+    )
     assert rows["sorted(x)"]["evals"] == 10 and rows["sorted(x)"]["n"] == 3
     # "200000 loops, best of 5: 1.17 usec per loop": the minimum of 5 runs
     best = rows["sorted(x) #4"]
-    assert _vals(best, "location", "unit", "location_kind", "n", "evals") == (
-        "1.17",
-        "usec",
-        "min",
-        5,
-        200000,
-    )
+    _assert_fields(best, location="1.17", unit="usec", location_kind="min", n=5, evals=200000)
 
 
 def test_pyperf_compare_and_show_lines() -> None:
@@ -125,12 +108,9 @@ def test_pyperf_compare_and_show_lines() -> None:
     rows = {r["name"]: r for r in got.rows}
     new = rows["benchmark 1 [py312]"]
     # "709 ms +- 62 ms -> [py312] 674 ms +- 59 ms: 1.05x faster"
-    assert _vals(rows["benchmark 1 [py311]"], "location", "spread", "unit") == ("709", "62", "ms")
-    assert _vals(new, "location", "spread", "claim", "compare_to") == (
-        "674",
-        "59",
-        "1.05x faster",
-        "benchmark 1 [py311]",
+    _assert_fields(rows["benchmark 1 [py311]"], location="709", spread="62", unit="ms")
+    _assert_fields(
+        new, location="674", spread="59", claim="1.05x faster", compare_to="benchmark 1 [py311]"
     )
     assert rows["json_dumps [changed]"]["claim"] == "1.05x slower"
     assert rows["nbody [changed]"]["claim"] == "1.23x faster"
@@ -143,15 +123,10 @@ def test_hyperfine_markdown() -> None:
     rows = _rows("hyperfine.md")
     go = rows["go brute_force"]
     # "| `go brute_force` | 1.9 ± 0.1 | 1.7 | 2.6 | 1.02 ± 0.07 |", Mean [ms]
-    assert _vals(go, "location", "spread", "spread_kind", "min", "max", "unit") == (
-        "1.9",
-        "0.1",
-        "sd",
-        "1.7",
-        "2.6",
-        "ms",
+    _assert_fields(
+        go, location="1.9", spread="0.1", spread_kind="sd", min="1.7", max="2.6", unit="ms"
     )
-    assert _vals(go, "compare_to", "claim") == ("rust brute_force", "1.02x slower")
+    _assert_fields(go, compare_to="rust brute_force", claim="1.02x slower")
     assert "compare_to" not in rows["rust brute_force"]  # the reference row: "1.00"
     assert rows["python brute_force"]["claim"] == "26.17x slower"
     assert "n" not in go  # hyperfine's Markdown does not print n
@@ -160,17 +135,10 @@ def test_hyperfine_markdown() -> None:
 def test_hyperfine_console() -> None:
     rows = _rows("hyperfine_console.txt")
     fd = rows["fd -e jpg"]
-    assert _vals(fd, "location", "spread", "min", "max", "n", "unit") == (
-        "302.5",
-        "4.3",
-        "296.0",
-        "310.9",
-        10,
-        "ms",
-    )
+    _assert_fields(fd, location="302.5", spread="4.3", min="296.0", max="310.9", n=10, unit="ms")
     find = rows["find . -iname '*.jpg'"]
     # "fd -e jpg ran 27.12 ± 0.45 times faster than find": the find row is 27.12× slower
-    assert _vals(find, "compare_to", "claim", "unit") == ("fd -e jpg", "27.12x slower", "s")
+    _assert_fields(find, compare_to="fd -e jpg", claim="27.12x slower", unit="s")
 
 
 def test_jmh_console_table() -> None:
@@ -178,11 +146,11 @@ def test_jmh_console_table() -> None:
     rows = {r["name"]: r for r in got.rows}
     ll = rows["ListBench.linkedList(10)"]
     # "ListBench.linkedList  10  avgt  25  31.208 ± 0.415  ns/op": Error = 99.9% CI
-    assert _vals(ll, "location", "spread", "spread_kind", "ci_level", "n", "unit") == (
-        "31.208", "0.415", "ci", 0.999, 25, "ns",
-    )  # fmt: skip
+    _assert_fields(
+        ll, location="31.208", spread="0.415", spread_kind="ci", ci_level=0.999, n=25, unit="ns"
+    )
     # thrpt in ops/s; ss times one operation per sample
-    assert _vals(rows["ListBench.arrayList(10)"], "location", "unit") == ("38402113.117", "ops/s")
+    _assert_fields(rows["ListBench.arrayList(10)"], location="38402113.117", unit="ops/s")
     assert rows["ListBench.warm(10)"]["evals"] == 1 and rows["ListBench.warm(10)"]["unit"] == "ms"
     # Cnt 1: no Error printed
     assert "spread" not in rows["ListBench.once(10)"]
@@ -194,16 +162,14 @@ def test_criterion_console() -> None:
     rows = _rows("criterion.txt")
     fib = rows["fib 20"]
     # "time: [26.029 µs 26.251 µs 26.505 µs]", "change: [-7.0921% -6.3184% -5.5218%] (p = 0.00 < 0.05)"
-    assert _vals(fib, "ci_low", "location", "ci_high", "unit", "n") == (
-        "26.029",
-        "26.251",
-        "26.505",
-        "µs",
-        100,
+    _assert_fields(fib, ci_low="26.029", location="26.251", ci_high="26.505", unit="µs", n=100)
+    _assert_fields(
+        fib,
+        claimed_change_low="-7.0921%",
+        claimed_change="-6.3184%",
+        claimed_change_high="-5.5218%",
+        claimed_pvalue="0.00",
     )
-    assert _vals(fib, "claimed_change_low", "claimed_change", "claimed_change_high", "claimed_pvalue") == (
-        "-7.0921%", "-6.3184%", "-5.5218%", "0.00",
-    )  # fmt: skip
     # a long id is printed on its own line above "time:"
     assert rows["a_rather_long_benchmark_name/1024"]["location"] == "1.0288"
     assert "n" not in rows["parse/json"]
@@ -213,9 +179,17 @@ def test_pytest_benchmark_terminal_table() -> None:
     rows = _rows("pytest_benchmark.txt")
     noisy = rows["test_noisy"]
     # "31.3120 (1.50)  1,904.5440 (25.32)  52.9120 (2.37)  43.3890 (17.33) ... 418  1"
-    assert _vals(noisy, "min", "max", "mean", "spread", "median", "n", "evals", "unit") == (
-        "31.3120", "1904.5440", "52.9120", "43.3890", "33.1300", "418", "1", "us",
-    )  # fmt: skip
+    _assert_fields(
+        noisy,
+        min="31.3120",
+        max="1904.5440",
+        mean="52.9120",
+        spread="43.3890",
+        median="33.1300",
+        n="418",
+        evals="1",
+        unit="us",
+    )
     assert noisy["location_kind"] == "mean" and noisy["spread_kind"] == "sd"
     assert len(rows) == 3
 
@@ -224,9 +198,15 @@ def test_rust_libtest() -> None:
     rows = _rows("libtest.txt")
     e = rows["argon::energy"]
     # "bench:     156,449 ns/iter (+/- 10,025)": median of 50, ± = max − min, truncated
-    assert _vals(e, "location", "spread", "spread_kind", "location_kind", "n", "rounding") == (
-        "156449", "10025", "span", "median", 50, "down",
-    )  # fmt: skip
+    _assert_fields(
+        e,
+        location="156449",
+        spread="10025",
+        spread_kind="span",
+        location_kind="median",
+        n=50,
+        rounding="down",
+    )
     assert rows["tiny::add"]["spread"] == "0"
 
 
@@ -234,27 +214,18 @@ def test_benchmarktools_old_display() -> None:
     rows = _rows("benchmarktools_old.txt")
     alog = rows["alog(x)"]
     # "minimum time: 212.000 ns (0.00% GC)" ... "maximum time: 2.704 μs (96.03% GC)"
-    assert _vals(alog, "min", "median", "mean", "unit", "n", "evals") == (
-        "212.000",
-        "248.000",
-        "290.132",
-        "ns",
-        10000,
-        512,
+    _assert_fields(
+        alog, min="212.000", median="248.000", mean="290.132", unit="ns", n=10000, evals=512
     )
     # the maximum printed in μs, written in the row's ns keeping its digits
     assert alog["max"] == "2.704e3"
-    assert _vals(alog, "gc_share", "gc_max") == ("3.21%", "96.03%")
+    _assert_fields(alog, gc_share="3.21%", gc_max="96.03%")
     assert "spread" not in alog  # the old display prints no sd
 
 
 def test_btime_lines() -> None:
     rows = _rows("btime.txt")
-    assert _vals(rows["fast_sum($x)"], "location", "unit", "location_kind") == (
-        "4.123",
-        "μs",
-        "min",
-    )
+    _assert_fields(rows["fast_sum($x)"], location="4.123", unit="μs", location_kind="min")
     assert rows["slow_sum($x)"]["location"] == "112.560"
 
 
@@ -262,16 +233,11 @@ def test_google_benchmark_console() -> None:
     rows = _rows("gbench.txt")
     m = rows["BM_memcpy/8"]
     # aggregates: "_mean 2.53 ns ... 3", "_stddev 0.070 ns", "_median 2.50 ns"
-    assert _vals(m, "location", "spread", "median", "n", "evals", "unit") == (
-        "2.53",
-        "0.070",
-        "2.50",
-        3,
-        280000000,
-        "ns",
+    _assert_fields(
+        m, location="2.53", spread="0.070", median="2.50", n=3, evals=280000000, unit="ns"
     )
     one = rows["BM_StringCreation"]
-    assert _vals(one, "location", "n", "evals") == ("5.12", 1, 136440611)
+    _assert_fields(one, location="5.12", n=1, evals=136440611)
 
 
 def test_pyperf_json_points_to_the_right_command() -> None:

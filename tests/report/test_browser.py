@@ -83,3 +83,22 @@ def test_figures_have_nonzero_size(tmp_path: Path, report_html: tuple[str, int])
     assert len(sizes) == 3 * n_series + 1  # three per series, plus the forest plot
     assert all(w > 50 and h > 50 for w, h in sizes), sizes
     assert "Uncaught" not in proc.stderr
+
+
+def test_history_page_renders_its_figures(tmp_path: Path) -> None:
+    import numpy as np
+
+    import tsanalyze
+    from tsanalyze.analysis.history.simulate import SimulatedChange, simulate_history
+    from tsanalyze.report.history import history_html
+
+    rng = np.random.default_rng(1)
+    df = simulate_history(60, ["a", "<b>x</b>"], changes=[SimulatedChange("a", 30, 1.2)], rng=rng)
+    page = tmp_path / "history.html"
+    page.write_text(history_html(tsanalyze.history(df)).replace("</body>", PROBE + "</body>"))
+    proc = _chromium(tmp_path, page, "--dump-dom", "--virtual-time-budget=5000")
+    m = re.search(r'<pre id="probe">(.*?)</pre>', proc.stdout, re.S)
+    assert m is not None, proc.stderr[-2000:]
+    sizes = json.loads(m.group(1))
+    assert len(sizes) == 2 and all(w > 300 and h > 80 for w, h in sizes), sizes
+    assert "Uncaught" not in proc.stderr

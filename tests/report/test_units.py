@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tsanalyze.report.units import (
+from tsanalyze._units import (
     format_duration,
     format_percent,
     format_pvalue,

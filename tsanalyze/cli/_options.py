@@ -20,6 +20,7 @@ __all__ = [
     "Estimator",
     "EstimatorOpt",
     "FailOn",
+    "FailOnOpt",
     "FormatOpt",
     "HtmlOpt",
     "JobsOpt",
@@ -81,6 +82,14 @@ EstimatorOpt = Annotated[Estimator, typer.Option("--estimator", help="Location e
 ConfidenceOpt = Annotated[float, typer.Option("--confidence-level", help="Of every CI.")]
 RawOpt = Annotated[
     bool, typer.Option("--raw", help="Analyse whole series, not their stable segments.")
+]
+FailOnOpt = Annotated[
+    FailOn,
+    typer.Option(
+        "--fail-on",
+        help="Exit 1 on a regression (a candidate run slower than its baseline run) or on any "
+        "slower verdict (also for benchmarks compared within one run).",
+    ),
 ]
 JobsOpt = Annotated[
     int | None, typer.Option("--jobs", "-j", help="Worker processes (default: all cores).")

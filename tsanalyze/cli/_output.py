@@ -5,6 +5,7 @@ module only puts it where it goes."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -46,13 +47,18 @@ def progress_bar(label: str, *, quiet: bool) -> Iterator[Callable[[int, int], No
 
 def write_files(files: dict[Path, str], *, what: str = "the report") -> None:
     """Write each text to its path (creating parent directories); exit 2 naming the
-    problem when a file cannot be written."""
-    try:
-        for path, text in files.items():
+    problem when a file cannot be written. Each file is written whole or not at all: to
+    a temporary file beside it, then renamed over it."""
+    for path, text in files.items():
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        fail(f"cannot write {what}: {exc}")
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            fail(f"cannot write {what}: {exc}")
 
 
 def write_report(

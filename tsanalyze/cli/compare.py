@@ -38,14 +38,7 @@ def compare(
     confidence_level: opt.ConfidenceOpt = 0.95,
     raw: opt.RawOpt = False,
     jobs: opt.JobsOpt = None,
-    fail_on: Annotated[
-        opt.FailOn,
-        typer.Option(
-            "--fail-on",
-            help="Exit 1 when the candidate run is slower (regression), or on any slower "
-            "verdict (slower, also for benchmarks with --in).",
-        ),
-    ] = opt.FailOn.never,
+    fail_on: opt.FailOnOpt = opt.FailOn.never,
     seed: opt.SeedOpt = None,
     quiet: opt.QuietOpt = False,
 ) -> None:

@@ -2,17 +2,21 @@
 
 PATH: Parquet run files or directories, or asv results directories directly. Exit 1 with
 ``--fail-on regression`` when a regression is still present at the newest commit.
+``--html`` writes one self-contained page with a history figure per series;
+``--previous`` compares with an earlier ``--format json`` output and says which earlier
+changes moved; ``--engine dask`` runs the per-series work on a Dask cluster.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from tsanalyze.cli import _options as opt
 from tsanalyze.cli._errors import fail
+from tsanalyze.cli._output import progress_bar, write_files
 
 __all__ = ["history"]
 
@@ -46,6 +50,22 @@ def history(
         ),
     ] = None,
     seed: opt.SeedOpt = None,
+    html: Annotated[
+        Path | None,
+        typer.Option("--html", help="Also write a self-contained HTML page (a figure per series)."),
+    ] = None,
+    previous: Annotated[
+        Path | None,
+        typer.Option(
+            "--previous",
+            help="An earlier tsanalyze-history JSON of this history: say which changes before "
+            "its newest commit moved, disappeared or appeared.",
+        ),
+    ] = None,
+    jobs: opt.JobsOpt = None,
+    engine: opt.EngineOpt = opt.Engine.local,
+    scheduler: opt.SchedulerOpt = None,
+    quiet: opt.QuietOpt = False,
 ) -> None:
     """Find the commits where each benchmark got slower or faster, with commit sets and CIs."""
     from tsanalyze.analysis.history import history as run_history
@@ -60,18 +80,50 @@ def history(
             full = [ln.strip() for ln in commits.read_text().splitlines() if ln.strip()]
         except (OSError, UnicodeDecodeError) as exc:
             fail(f"{commits}: cannot be read ({exc})")
+    if engine is opt.Engine.dask:  # no Dask: say how to install it before reading anything
+        from tsanalyze.analysis.runset.dask_engine import require_distributed
+
+        require_distributed()
+    before = _read_previous(previous) if previous is not None else None
     df = read_runs(paths)
     rng = opt.seed_value(seed)
     h = run_history(
-        df, fdr=fdr, commits=full, since=since, last=last, seed=0 if rng is None else rng
-    )
+        df, fdr=fdr, commits=full, since=since, last=last, seed=0 if rng is None else rng,
+        engine=engine.value, scheduler=scheduler, workers=jobs, previous=before,
+    )  # fmt: skip
     if output == opt.OutputFormat.json:
         typer.echo(history_json(h))
     else:
         typer.echo(history_text(h), nl=False)
+    if html is not None:
+        import os
+
+        from tsanalyze.report.history import history_figure_jobs, history_html
+        from tsanalyze.report.history_figures import history_svg
+        from tsanalyze.report.html import draw_all
+
+        workers = jobs if jobs is not None else (os.cpu_count() or 1)
+        with progress_bar("figures", quiet=quiet) as update:
+            figures = draw_all(history_svg, history_figure_jobs(h), workers, update)
+        write_files({html: history_html(h, figures=figures)}, what="the HTML page")
     if fail_on == "regression" and len(h.changes):
         present = h.changes[
             (h.changes["direction"] == "regression") & h.changes["recovered_at"].isna()
         ]
         if len(present):
             raise typer.Exit(1)
+
+
+def _read_previous(path: Path) -> dict[str, Any]:
+    """The previous ``tsanalyze-history`` document at ``path`` (exit 2 naming it if not)."""
+    import json
+
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        fail(f"--previous {path}: cannot be read as JSON ({exc})")
+    if not isinstance(doc, dict) or doc.get("format") != "tsanalyze-history":
+        fail(f"--previous {path}: not a tsanalyze-history document (write one with --format json)")
+    if not isinstance(doc.get("newest_commit"), str):
+        fail(f"--previous {path}: has no newest_commit (written by an older tsanalyze)")
+    return doc

@@ -1,4 +1,5 @@
-"""``tsanalyze info FILES…``: what is in these runs (no statistics beyond min/median)."""
+"""``tsanalyze info FILES…``: what is in these runs, from the files' footers (no statistics of the
+samples: the report gives them)."""
 
 from __future__ import annotations
 
@@ -18,11 +19,11 @@ def info(
     format: Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format.")] = OutputFormat.table,
 ) -> None:
     """Show what the run files hold: runs, clocks, timer, host and benchmarks."""
-    from tsanalyze.io.checks import json_safe
-    from tsanalyze.io.runs import read_runs
+    from tsanalyze.io.footer import json_safe
+    from tsanalyze.io.inventory import inventory
     from tsanalyze.report.info import info_document, render_info
 
-    doc = info_document(read_runs(files))
+    doc = info_document(inventory(files))
     if format is OutputFormat.json:
         # strict JSON: a NaN or inf anywhere (a tool's metadata) is written as null
         safe = json_safe(json.loads(json.dumps(doc, default=str)))

@@ -71,14 +71,7 @@ def report(
     confidence_level: opt.ConfidenceOpt = 0.95,
     raw: opt.RawOpt = False,
     jobs: opt.JobsOpt = None,
-    fail_on: Annotated[
-        opt.FailOn,
-        typer.Option(
-            "--fail-on",
-            help="Exit 1 on a regression (a run slower than its baseline run) or on any "
-            "slower verdict.",
-        ),
-    ] = opt.FailOn.never,
+    fail_on: opt.FailOnOpt = opt.FailOn.never,
     reference: Annotated[
         str | None,
         typer.Option(

@@ -24,15 +24,8 @@ import pyarrow.dataset as pds
 from tsanalyze import schema
 from tsanalyze.errors import InvalidRunError
 from tsanalyze.io.checks import check_rows
-from tsanalyze.io.runs import (
-    PathLike,
-    _names,
-    _normalise_table,
-    _runs_of_schema,
-    add_time_columns,
-    expand_paths,
-    order_columns,
-)
+from tsanalyze.io.footer import PathLike, expand_paths, runs_of_schema
+from tsanalyze.io.runs import _names, _normalise_table, add_time_columns, order_columns
 
 __all__ = ["RunFiles", "iter_series", "read_series", "scan_runs"]
 
@@ -104,7 +97,7 @@ def scan_runs(
     runs: dict[str, dict[str, Any]] = {}
     for f in files:
         arrow_schema = _dataset(f, filesystem).schema
-        for meta in _runs_of_schema(f, arrow_schema):
+        for meta in runs_of_schema(f, arrow_schema):
             if meta["run"] in runs:
                 raise InvalidRunError(
                     f"{f}: run id {meta['run']!r} is also in {runs[meta['run']]['file']}"

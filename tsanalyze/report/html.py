@@ -17,24 +17,30 @@ import multiprocessing
 import re
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any
+from typing import Any, TypeVar
 
+from tsanalyze._units import format_percent, format_pvalue, format_ratio
 from tsanalyze._version import __version__
 from tsanalyze.analysis.runset import RunAnalysis, TrialsRow
 from tsanalyze.analysis.series import SeriesAnalysis
 from tsanalyze.report.findings import report_findings, run_labels
 from tsanalyze.report.terminal import estimate_text, trials_note, trials_pm
 from tsanalyze.report.text import html_text
-from tsanalyze.report.units import format_percent, format_pvalue, format_ratio
 
 __all__ = [
     "all_figures",
     "comparison_labels",
+    "draw_all",
+    "page_head",
+    "prefix_ids",
     "render_html",
     "series_figures",
     "series_title",
     "unit_titles",
 ]
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 #: below this many summary rows, figures are drawn in this process (a pool costs more)
 PARALLEL_MIN_UNITS = 12
@@ -61,7 +67,7 @@ _ID = re.compile(r'\bid="([^"]+)"')
 _e = html_text
 
 
-def _prefix_ids(svg: str, prefix: str) -> str:
+def prefix_ids(svg: str, prefix: str) -> str:
     """Make the ids of one inline SVG unique in the page (matplotlib reuses them)."""
     ids = set(_ID.findall(svg))
     if not ids:
@@ -72,6 +78,18 @@ def _prefix_ids(svg: str, prefix: str) -> str:
         + r')(?=["\)])'
     )
     return pattern.sub(lambda m: f"{m.group(1)}{prefix}-{m.group(2)}", svg)
+
+
+def page_head(title: str, style: str = "") -> list[str]:
+    """The lines that open a page: doctype, head with ``title`` (escaped) and the report's
+    style sheet (plus ``style``), and the opening body tag."""
+    return [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{_e(title)}</title>",
+        f"<style>{_STYLE}{style}</style></head><body>",
+    ]
 
 
 def series_title(s: SeriesAnalysis, labels: dict[str, str], multi_run: bool) -> str:
@@ -125,12 +143,19 @@ def all_figures(
 ) -> list[dict[str, str]]:
     """The SVGs of every summary row, by kind (``titles`` from :func:`unit_titles`);
     drawn in ``jobs`` worker processes when there are at least ``PARALLEL_MIN_UNITS``."""
-    items = _jobs(analysis, titles)
+    return draw_all(_figures_job, _jobs(analysis, titles), jobs, progress)
+
+
+def draw_all(
+    fn: Callable[[T], R], items: list[T], jobs: int, progress: Callable[[int, int], None] | None
+) -> list[R]:
+    """``[fn(item) for item in items]``, in ``jobs`` worker processes when there are at
+    least ``PARALLEL_MIN_UNITS`` items (``fn`` a module-level function, picklable)."""
     total = len(items)
     if jobs <= 1 or total < PARALLEL_MIN_UNITS:
         out = []
         for i, item in enumerate(items):
-            out.append(_figures_job(item))
+            out.append(fn(item))
             if progress is not None:
                 progress(i + 1, total)
         return out
@@ -142,7 +167,7 @@ def all_figures(
         ctx.set_forkserver_preload(["tsanalyze.report.figures", "tsanalyze.report.html"])
     with ProcessPoolExecutor(max_workers=min(jobs, total), mp_context=ctx) as pool:
         results = []
-        for i, r in enumerate(pool.map(_figures_job, items, chunksize=max(1, total // (4 * jobs)))):
+        for i, r in enumerate(pool.map(fn, items, chunksize=max(1, total // (4 * jobs)))):
             results.append(r)
             if progress is not None:
                 progress(i + 1, total)
@@ -258,7 +283,7 @@ def _comparisons(analysis: RunAnalysis, labels: dict[str, str]) -> list[str]:
             f'<td class="name {_e(c.verdict)}">{_e(c.verdict)}</td></tr>'
         )
     out.append("</table>")
-    svg = _prefix_ids(to_svg(forest_figure(analysis.comparisons, clabels)), "forest")
+    svg = prefix_ids(to_svg(forest_figure(analysis.comparisons, clabels)), "forest")
     out.append(
         f'<figure class="forest">{svg}<figcaption>Ratios with {pct} CIs; 1 = no change.</figcaption></figure>'
     )
@@ -303,11 +328,7 @@ def render_html(
         figures = all_figures(analysis, titles, jobs, progress)
     pct = f"{analysis.confidence_level * 100:g}%"
     out: list[str] = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        "<title>tsanalyze report</title>",
-        f"<style>{_STYLE}</style></head><body>",
+        *page_head("tsanalyze report"),
         "<h1>tsanalyze report</h1>",
         f'<p class="meta">{len(analysis.runs)} run(s), {len(analysis.series)} series; estimator '
         f"{_e(analysis.estimator)} with {pct} CI; {'whole series (raw)' if analysis.raw else 'stable segments'}; "
@@ -355,7 +376,7 @@ def render_html(
                 f'<p class="meta">{u.n:,} samples; analysed {u.start}–{u.stop} ({_e(u.classification)}); '
                 f"{_e(analysis.estimator)} {_e(estimate_text(u))} by {_e(u.ci_method)}</p>"
             )
-        svgs = "".join(_prefix_ids(svg, f"s{i}-{kind}") for kind, svg in figs.items())
+        svgs = "".join(prefix_ids(svg, f"s{i}-{kind}") for kind, svg in figs.items())
         kind = "trials" if isinstance(u, TrialsRow) else "series"
         out.append(
             f'<figure class="series" data-series="{i}">{svgs}<figcaption>{_CAPTION[kind]}'

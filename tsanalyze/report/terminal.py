@@ -16,17 +16,17 @@ from rich.table import Table
 from rich.text import Text
 
 from tsanalyze._result import Finding
-from tsanalyze.analysis.runset import ComparisonRow, RunAnalysis, TrialsRow
-from tsanalyze.analysis.series import SeriesAnalysis
-from tsanalyze.report.findings import report_findings, run_labels, unit_findings
-from tsanalyze.report.text import safe_text
-from tsanalyze.report.units import (
+from tsanalyze._units import (
     format_percent,
     format_pvalue,
     format_ratio,
     format_time,
     time_unit,
 )
+from tsanalyze.analysis.runset import ComparisonRow, RunAnalysis, TrialsRow
+from tsanalyze.analysis.series import SeriesAnalysis
+from tsanalyze.report.findings import report_findings, run_labels, unit_findings
+from tsanalyze.report.text import safe_text
 
 __all__ = [
     "estimate_pm",

@@ -24,7 +24,11 @@ too-short          the series is too short for the dependence in it: no honest i
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import math
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable
 from typing import Literal
 
 import numpy as np
@@ -42,11 +46,13 @@ from tsanalyze.stats.autocorrelation import (
 )
 from tsanalyze.stats.longmemory import (
     LongMemory,
+    aggregated_variance_fit,
     batch_means_dof,
     long_memory,
     lrd_variance_factor,
+    short_memory_fit,
     student_quantile,
-    variance_time,
+    variance_curve,
 )
 from tsanalyze.stats.regimes import Regimes, regimes
 
@@ -54,6 +60,9 @@ __all__ = [
     "Dependence",
     "DependenceKind",
     "assess_dependence",
+    "clear_memo",
+    "keep",
+    "kept",
     "long_run_variance",
 ]
 
@@ -88,6 +97,16 @@ LONG_MEMORY_ALLOW_ALPHA = 0.05
 MIN_EFFECTIVE_N = 20.0
 #: above this many samples Geyer's integrated time is not computed (see the code)
 MAX_N_GEYER = 100_000
+#: assessments kept by :func:`assess_dependence` (least recently used dropped first)
+MEMO_SIZE = 8192
+
+#: (digest of the samples, their number, threshold, min_blocks, min_effective_n)
+MemoKey = tuple[bytes, int, float, int, float]
+#: key -> assessment (issue 24: a report assesses each series for its analysis, every
+#: comparison it is a side of and its trials)
+_MEMO: OrderedDict[MemoKey, Dependence] = OrderedDict()
+#: threads (a Dask worker's) may share the memo
+_LOCK = threading.Lock()
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -359,6 +378,12 @@ def assess_dependence(
     Below 20 samples dependence is not measured (an ``info`` finding says so) and the
     samples are treated as independent.
 
+    The assessment depends on the samples and the settings alone, and is costly (two
+    likelihood fits and four curve fits): the last :data:`MEMO_SIZE` assessments are
+    kept, keyed by a digest of the samples' bytes, and an equal series gets the kept
+    (immutable) result. A report assesses each series for its analysis, again for every
+    comparison it is a side of and for its trials; now once (:func:`clear_memo` forgets).
+
     References
     ----------
     Li et al. (2016), Pilot, MASCOTS, §III-D.
@@ -377,6 +402,60 @@ def assess_dependence(
     """
     _assess_iv(threshold, min_effective_n)
     a = as_series_array(x, "x", min_size=1)
+    key = _key(a, threshold, min_blocks, min_effective_n)
+    with _LOCK:
+        dep = _MEMO.get(key)
+        if dep is not None:
+            _MEMO.move_to_end(key)
+    if dep is None:
+        dep = _assess(a, threshold, min_blocks, min_effective_n)
+        keep([(key, dep)])
+    return dep
+
+
+def _key(a: Float64Array, threshold: float, min_blocks: int, min_effective_n: float) -> MemoKey:
+    digest = hashlib.blake2b(a.tobytes(), digest_size=20).digest()
+    return digest, a.size, threshold, min_blocks, min_effective_n
+
+
+def kept(
+    x: ArrayLike,
+    *,
+    threshold: float = 0.1,
+    min_blocks: int = 10,
+    min_effective_n: float = MIN_EFFECTIVE_N,
+) -> tuple[MemoKey, Dependence] | None:
+    """The assessment :func:`assess_dependence` kept for ``x`` and these settings, with
+    its key (None when none is kept): what :func:`keep` takes in another process."""
+    a = as_series_array(x, "x", min_size=1)
+    key = _key(a, threshold, min_blocks, min_effective_n)
+    with _LOCK:
+        dep = _MEMO.get(key)
+    return None if dep is None else (key, dep)
+
+
+def keep(entries: Iterable[tuple[MemoKey, Dependence]]) -> None:
+    """Keep assessments, each under its key (from :func:`kept`, possibly in another
+    process: the worker that analysed a series hands its assessment to the one that
+    compares it)."""
+    with _LOCK:
+        for key, dep in entries:
+            _MEMO[key] = dep
+            _MEMO.move_to_end(key)
+        while len(_MEMO) > MEMO_SIZE:
+            _MEMO.popitem(last=False)
+
+
+def clear_memo() -> None:
+    """Forget the assessments :func:`assess_dependence` kept (tests, long sessions)."""
+    with _LOCK:
+        _MEMO.clear()
+
+
+def _assess(
+    a: Float64Array, threshold: float, min_blocks: int, min_effective_n: float
+) -> Dependence:
+    """:func:`assess_dependence` of a checked series, computed."""
     n = a.size
     found: list[Finding] = []
     r1 = lag1(a) if n >= 2 else math.nan
@@ -401,7 +480,7 @@ def assess_dependence(
     # Geyer's tau needs an FFT of 2n; beyond MAX_N_GEYER the variance-time curve (blocks
     # up to n / 8) bounds the correlation time on its own
     tau = integrated_autocorrelation_time(a) if n <= MAX_N_GEYER else 1.0
-    vt = variance_time(a, min_blocks=8)
+    vt = _Curve(a)
     top = float(vt.ratios[-1]) if vt.ratios.size else 1.0
     lo = vt.ratios[np.searchsorted(vt.block_sizes, vt.block_sizes[-1] / 16.0)]
     growth = top / float(lo) if lo > 0 else math.nan
@@ -422,10 +501,11 @@ def assess_dependence(
         # ... and, on shorter curves where the fits cannot be told apart, unless the
         # curve has stopped rising: long memory makes b * var_b grow at every b up to
         # n / 8, short memory levels it off (and noise then puts its top anywhere)
-        if vt.block_sizes.size >= MIN_CURVE_POINTS:
-            srd_better = vt.short_memory_rss < vt.long_memory_rss
-        else:
-            srd_better = bool(vt.ratios.size) and vt.ratios[-1] < float(np.max(vt.ratios))
+        def srd_better() -> bool:
+            if vt.block_sizes.size >= MIN_CURVE_POINTS:
+                return vt.short_memory_rss < vt.long_memory_rss
+            return bool(vt.ratios.size) and vt.ratios[-1] < float(np.max(vt.ratios))
+
         positive = r1 > LAG1_Z / math.sqrt(n)
         # from 1000 samples on the curve alone does not decide (a correlation time of a
         # few percent of n keeps it rising, and its power-law fit then says H ~ 1); the
@@ -436,7 +516,7 @@ def assess_dependence(
             weak = lm.pvalue < LONG_MEMORY_ALLOW_ALPHA and lm.d >= LONG_MEMORY_MIN_D
             if weak and vt.hurst > PLAUSIBLE_HURST and positive:
                 lrd, h_lrd = True, lm.hurst
-        elif vt.hurst > PLAUSIBLE_HURST and positive and not srd_better:
+        elif vt.hurst > PLAUSIBLE_HURST and positive and not srd_better():
             lrd = plausible = True
             h_lrd = vt.hurst
     supports = True
@@ -484,6 +564,37 @@ def assess_dependence(
         hurst_source=("variance-time" if plausible else "whittle") if lrd else "none",
     )
     return dataclasses.replace(dep, findings=tuple(found + _findings(dep, reg)))
+
+
+class _Curve:
+    """The variance-time curve of a series (:func:`~tsanalyze.stats.longmemory.variance_time`)
+    whose two least-squares fits are made when first asked for: from 1000 samples on the
+    long-memory test decides and the fits are rarely needed (issue 24)."""
+
+    def __init__(self, a: Float64Array) -> None:
+        self.n = a.size
+        self.block_sizes, self.variances, self.ratios = variance_curve(a, 8)
+        self._power: tuple[float, float, float] | None = None
+        self._short: float | None = None
+
+    @property
+    def hurst(self) -> float:
+        return self._power_fit()[1]
+
+    @property
+    def long_memory_rss(self) -> float:
+        return self._power_fit()[2]
+
+    @property
+    def short_memory_rss(self) -> float:
+        if self._short is None:
+            self._short = short_memory_fit(self.block_sizes, self.variances, self.n)
+        return self._short
+
+    def _power_fit(self) -> tuple[float, float, float]:
+        if self._power is None:
+            self._power = aggregated_variance_fit(self.block_sizes, self.variances, self.n)
+        return self._power
 
 
 def _findings(dep: Dependence, reg: Regimes) -> list[Finding]:

@@ -20,7 +20,7 @@ import math
 import numpy as np
 from scipy import optimize
 from scipy.special import chdtrc, stdtrit
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from tsanalyze._result import Result
 from tsanalyze._typing import ArrayLike, Float64Array
@@ -29,11 +29,14 @@ from tsanalyze._validation import as_series_array, check_confidence_level, check
 __all__ = [
     "LongMemory",
     "VarianceTime",
+    "aggregated_variance_fit",
     "batch_means_dof",
     "fgn_block_correlation",
     "long_memory",
     "lrd_variance_factor",
+    "short_memory_fit",
     "student_quantile",
+    "variance_curve",
     "variance_time",
 ]
 
@@ -124,6 +127,29 @@ def variance_time(x: ArrayLike, *, min_blocks: int = 8) -> VarianceTime:
     """
     min_blocks = check_positive_int(min_blocks, "min_blocks", minimum=2)
     a = as_series_array(x, "x", min_size=2 * min_blocks)
+    bs, var, ratios = variance_curve(a, min_blocks)
+    slope, hurst, rss_long = aggregated_variance_fit(bs, var, a.size)
+    rss_short = short_memory_fit(bs, var, a.size)
+    return VarianceTime(
+        block_sizes=bs,
+        variances=var,
+        ratios=ratios,
+        slope=slope,
+        hurst=hurst,
+        long_memory_rss=rss_long,
+        short_memory_rss=rss_short,
+    )
+
+
+def variance_curve(
+    a: Float64Array, min_blocks: int = 8
+) -> tuple[Float64Array, Float64Array, Float64Array]:
+    """(block lengths, variances, ratios) of :func:`variance_time` without its fits.
+
+    ``a`` is a checked series (float64, at least ``2 * min_blocks`` values); the fits are
+    :func:`aggregated_variance_fit` and :func:`short_memory_fit` of the curve, for callers
+    that need them only sometimes (each is a nonlinear least-squares fit).
+    """
     n = a.size
     bs = _block_grid(n, min_blocks)
     d = a - a.mean()
@@ -137,17 +163,7 @@ def variance_time(x: ArrayLike, *, min_blocks: int = 8) -> VarianceTime:
         var[i] = float(np.dot(w, w)) / (w.size * float(b) * float(b))
     v1 = var[0] if var.size and var[0] > 0 else math.nan
     ratios = bs * var / v1 if math.isfinite(v1) else np.full(bs.size, math.nan)
-    slope, hurst, rss_long = _aggregated_variance_fit(bs.astype(np.float64), var, n)
-    rss_short = _short_memory_fit(bs.astype(np.float64), var, n)
-    return VarianceTime(
-        block_sizes=bs.astype(np.float64),
-        variances=var,
-        ratios=np.asarray(ratios, dtype=np.float64),
-        slope=slope,
-        hurst=hurst,
-        long_memory_rss=rss_long,
-        short_memory_rss=rss_short,
-    )
+    return bs.astype(np.float64), var, np.asarray(ratios, dtype=np.float64)
 
 
 def _ar_curve(b: Float64Array, rho: float) -> Float64Array:
@@ -156,7 +172,7 @@ def _ar_curve(b: Float64Array, rho: float) -> Float64Array:
     return np.asarray((1.0 + rho) / one - 2.0 * rho * (1.0 - rho**b) / (one * one * b))
 
 
-def _short_memory_fit(b: Float64Array, var: Float64Array, n: int) -> float:
+def short_memory_fit(b: Float64Array, var: Float64Array, n: int) -> float:
     """Weighted RSS of E var_b = s(b) / b - s(n) / n, s = c0 + c1 AR(1) curve."""
     ok = var > 0
     if int(np.count_nonzero(ok)) < 4:
@@ -181,7 +197,7 @@ def _short_memory_fit(b: Float64Array, var: Float64Array, n: int) -> float:
     return best
 
 
-def _aggregated_variance_fit(
+def aggregated_variance_fit(
     b: Float64Array, var: Float64Array, n: int
 ) -> tuple[float, float, float]:
     """(2H - 2, H, RSS) from E var_b = c (b^(2H - 2) - n^(2H - 2)), weighted least squares."""
@@ -306,11 +322,22 @@ def _whittle(
     return nll, bounds
 
 
+#: the BLAS libraries loaded, found once (threadpoolctl's search of the loaded libraries
+#: cost ~2-7 ms a call, more than the fits themselves on 1000 samples)
+_BLAS: list[ThreadpoolController] = []
+
+
+def _blas() -> ThreadpoolController:
+    if not _BLAS:  # numpy's and scipy's BLAS are loaded by now (imported above)
+        _BLAS.append(ThreadpoolController())
+    return _BLAS[0]
+
+
 def _fit(nll, bounds, starts) -> optimize.OptimizeResult:  # type: ignore[no-untyped-def]
     best = None
     # L-BFGS-B calls BLAS on vectors of 3-4 numbers; a multithreaded BLAS then spends
     # its time waking threads (8x slower on a busy 2-core machine), so one thread
-    with threadpool_limits(limits=1, user_api="blas"):
+    with _blas().limit(limits=1, user_api="blas"):
         for p0 in starts:
             r = optimize.minimize(
                 nll, np.asarray(p0, float), jac=True, method="L-BFGS-B", bounds=bounds

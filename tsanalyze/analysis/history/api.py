@@ -22,7 +22,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -31,7 +31,9 @@ import pandas as pd
 from scipy import stats as _st
 
 from tsanalyze._result import Finding, Result
+from tsanalyze.analysis._seed import root_seed
 from tsanalyze.analysis.history.detect import Located, SeriesDetector, huber_levels
+from tsanalyze.analysis.history.engine import series_seed, two_passes
 from tsanalyze.analysis.history.series import HistorySeries, build_series
 from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.multiplicity import adjust_pvalues
@@ -43,6 +45,10 @@ CHANGE_COLUMNS = (
     "direction", "p_value", "q_value", "recovered_at", "environment_shift", "position",
 )  # fmt: skip
 OUTLIER_COLUMNS = ("benchmark", "machine", "env", "commit", "ratio", "z", "environment")
+#: per series and benchmarked commit: the commit's level (mean log time of its runs), the
+#: half-width of its 95% interval (run-to-run and sampling noise), its segment's level
+LEVEL_COLUMNS = ("benchmark", "machine", "env", "commit", "position", "x", "half_width",
+                 "runs", "level")  # fmt: skip
 #: share of a series' commits beyond which its outliers are called regime switching
 REGIME_SHARE = 0.05
 #: two-sided family-wise level of the outlier-run test within one series
@@ -76,6 +82,19 @@ class History(Result):
         False discovery rate over series; also each series' false-alarm rate when it is
         the only one.
     warnings : tuple of Finding
+    commits : tuple of str
+        The benchmarked commits analysed, in history order (the newest last).
+    levels : pandas.DataFrame or None
+        Per series and benchmarked commit (what the history figures draw): ``benchmark,
+        machine, env, commit, position, x`` (mean log time of the commit's runs, ns),
+        ``half_width`` (of its 95% interval: run-to-run and sampling noise over its runs),
+        ``runs`` and ``level`` (its segment's fitted level, log ns). Not in the JSON.
+    seed : int or None
+        The root seed; each series' seed is made from it and the series' name.
+    revisions : pandas.DataFrame or None
+        Against a previous analysis (``previous=``): the changes before its newest commit
+        that moved, disappeared or appeared (see
+        :func:`tsanalyze.analysis.history.previous.against_previous`).
     """
 
     changes: pd.DataFrame
@@ -83,6 +102,10 @@ class History(Result):
     series: pd.DataFrame
     fdr: float
     warnings: tuple[Finding, ...] = field(default=())
+    commits: tuple[str, ...] = field(default=())
+    levels: pd.DataFrame | None = None
+    seed: int | None = None
+    revisions: pd.DataFrame | None = None
     _headline: ClassVar[tuple[str, ...]] = ("fdr",)
 
     def to_frame(self) -> pd.DataFrame:
@@ -93,14 +116,20 @@ class History(Result):
         """JSON-ready: ``{"format": "tsanalyze-history", "changes": [...], ...}``."""
         from tsanalyze._result import to_builtin
 
-        return {
+        doc = {
             "format": "tsanalyze-history",
             "fdr": self.fdr,
+            "seed": self.seed,
+            "newest_commit": self.commits[-1] if self.commits else None,
+            "commits": list(self.commits),
             "changes": to_builtin(self.changes),
             "outliers": to_builtin(self.outliers),
             "series": to_builtin(self.series),
             "warnings": [f.to_dict() for f in self.warnings],
         }
+        if self.revisions is not None:
+            doc["revisions"] = to_builtin(self.revisions)
+        return doc
 
 
 def _select(s: HistorySeries, keep: set[str] | None) -> HistorySeries:
@@ -171,6 +200,11 @@ def history(
     last: int | None = None,
     n_null: int = 400,
     seed: int | np.random.Generator | None = 0,
+    engine: str = "local",
+    client: Any = None,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    previous: History | Mapping[str, Any] | None = None,
 ) -> History:
     """Find the commits at which each benchmark's time changed, with honest uncertainty.
 
@@ -192,7 +226,22 @@ def history(
     n_null : int
         Null series simulated per series for calibration.
     seed : int or Generator, optional
-        Random seed of the simulations (results are reproducible for a given seed).
+        Root seed of the simulations (results are reproducible for a given seed; None is
+        the default seed 0, a Generator draws a fresh root seed, recorded as ``seed``).
+        Each series' seed is made from the root seed and the series' name, so a series'
+        result does not depend on the other series, nor on the engine.
+    engine : {"local", "dask"}
+        Where the per-series work runs: in this process, or as tasks of a Dask cluster
+        (``pip install 'tsanalyze[dask]'``); the BH and environment-shift reductions run
+        here. The result is the same with either engine.
+    client, scheduler, workers : optional
+        With ``engine="dask"``: a ``distributed.Client`` (left open), else the address of
+        a running scheduler (or ``DASK_SCHEDULER_ADDRESS``), else a ``LocalCluster`` of
+        ``workers`` workers started and closed here.
+    previous : History or dict, optional
+        An earlier analysis of the same history (or its ``tsanalyze-history`` JSON
+        document): changes before its newest commit that moved, disappeared or appeared
+        are listed in ``revisions`` and said in a warning.
 
     Returns
     -------
@@ -214,32 +263,33 @@ def history(
     """
     if not 0.0 < fdr < 1.0:
         raise InvalidArgumentError(f"fdr: must be between 0 and 1, got {fdr!r}")
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    root = root_seed(seed)
     all_series, ordered = build_series(df)
     keep = _window(ordered, since, last)
     all_series = [_select(s, keep) for s in all_series]
     full_list = list(commits) if commits is not None else []
     full = {c: i for i, c in enumerate(full_list)} if commits is not None else None
     findings: list[Finding] = []
-    detectors = []
-    firsts = []
-    for s in all_series:
-        det = SeriesDetector(s.x, s.runs, s.within_var, rng, n_null=n_null)
-        first = det.test(0, s.x.size)
-        if first[0] <= PILOT_LEVEL:
-            # a step inflates the variogram the noise is fitted to (and so hides itself):
-            # refit on the series with the suspected step taken out, then test again
-            det = SeriesDetector(s.x, s.runs, s.within_var, rng, n_null=n_null,
-                                 fit_x=det.without_step(first[1]))  # fmt: skip
-            first = det.test(0, s.x.size)
-        detectors.append(det)
-        firsts.append(first)
-    p = np.array([f[0] for f in firsts], dtype=np.float64)
-    q = adjust_pvalues(p, "bh") if p.size else p
-    finite = np.isfinite(p)
-    rejected = finite & (q <= fdr)
-    m = int(finite.sum())
-    threshold = fdr * int(rejected.sum()) / m if m else 0.0
+    jobs = [
+        _Job(s, series_seed(root, s.benchmark, s.machine, s.env), n_null) for s in all_series
+    ]
+    decided: dict[str, Any] = {}
+
+    def decide(firsts: list[tuple[float, int]]) -> list[tuple[float, bool, float]]:
+        p = np.array([f[0] for f in firsts], dtype=np.float64)
+        q = adjust_pvalues(p, "bh") if p.size else p
+        finite = np.isfinite(p)
+        rejected = finite & (q <= fdr)
+        m = int(finite.sum())
+        threshold = fdr * int(rejected.sum()) / m if m else 0.0
+        decided["finite"] = finite
+        return [(float(q0), bool(r), threshold) for q0, r in zip(q, rejected, strict=True)]
+
+    outs = two_passes(
+        jobs, _first_pass, _first_key, decide, _finish, engine=engine, client=client,
+        scheduler=scheduler, workers=workers,
+    )  # fmt: skip
+    finite = decided.get("finite", np.zeros(0, dtype=bool))
     short = [s.benchmark for s, ok in zip(all_series, finite, strict=True) if not ok]
     if short:
         findings.append(Finding("too-few-commits", f"{len(short)} series have fewer than 5 "
@@ -247,32 +297,14 @@ def history(
     rows: list[dict[str, Any]] = []
     out_rows: list[dict[str, Any]] = []
     series_rows: list[dict[str, Any]] = []
-    for s, det, (p0, t0), q0, rej in zip(all_series, detectors, firsts, q, rejected, strict=True):
-        mod = det.model
-        series_rows.append({
-            "benchmark": s.benchmark, "machine": s.machine, "env": s.env,
-            "commits": len(s.commits), "runs": int(s.runs.sum()), "samples": s.samples,
-            "sd_wander": mod.sd_wander, "phi": mod.phi, "sd_run": mod.sd_run,
-            "p_value": p0, "q_value": float(q0), "changed": bool(rej),
-        })  # fmt: skip
-        cps: list[tuple[int, float]] = det.segment((p0, t0), threshold) if rej else []
-        pos = [c for c, _ in cps]
-        bounds = [0, *pos, s.x.size]
-        located: list[Located] = [
-            det.locate(bounds[j], pos[j], bounds[j + 2]) for j in range(len(pos))
+    level_frames: list[pd.DataFrame] = []
+    for o in outs:
+        series_rows.append(o.series_row)
+        out_rows += o.outlier_rows
+        rows += [
+            {**r, "commits": _widen(o.series, r["commits"], full, full_list)} for r in o.change_rows
         ]
-        # outlier runs: one-commit excursions from their segment's level
-        level = np.empty_like(s.x)
-        for a, b in itertools.pairwise(bounds):
-            level[a:b] = float(huber_levels(s.x[a:b], det.sd[a:b])) if b > a else np.nan
-        if not det.degenerate:
-            z = (s.x - level) / det.sd
-            zc = _st.norm.isf(OUTLIER_LEVEL / (2 * s.x.size))
-            for i in np.flatnonzero(np.abs(z) > zc):
-                out_rows.append({"benchmark": s.benchmark, "machine": s.machine, "env": s.env,
-                                 "commit": s.commits[i], "ratio": math.exp(s.x[i] - level[i]),
-                                 "z": float(z[i]), "environment": False})  # fmt: skip
-        rows += _series_changes(s, det, located, cps, bounds, level, float(q0), full, full_list)
+        level_frames.append(o.levels)
     changes = pd.DataFrame(rows, columns=list(CHANGE_COLUMNS))
     changes["recovered_at"] = changes["recovered_at"].astype(object)
     changes.loc[changes["recovered_at"].isna(), "recovered_at"] = None
@@ -289,13 +321,116 @@ def history(
             findings.append(Finding("environment-shift", f"{n_env} changes are shared by most "
                                     "benchmarks of their machine at one commit: probably the "
                                     "machine or environment changed, not the code"))  # fmt: skip
-    return History(
+    levels = (
+        pd.concat(level_frames, ignore_index=True)
+        if level_frames
+        else pd.DataFrame(columns=list(LEVEL_COLUMNS))
+    )
+    result = History(
         changes=changes,
         outliers=outliers,
         series=series_frame,
         fdr=fdr,
         warnings=tuple(findings),
+        commits=tuple(c for c in ordered if keep is None or c in keep),
+        levels=levels,
+        seed=root,
     )
+    if previous is not None:
+        from tsanalyze.analysis.history.previous import against_previous
+
+        result = against_previous(result, previous)
+    return result
+
+
+@dataclass(frozen=True)
+class _Job:
+    """One series' work and its own seed (picklable: a Dask task's input)."""
+
+    series: HistorySeries
+    seed: int
+    n_null: int
+
+
+@dataclass
+class _Work:
+    """The first pass of one series: its detector (fitted noise, null series) and the
+    calibrated p-value and split of its first scan."""
+
+    series: HistorySeries
+    det: SeriesDetector
+    first: tuple[float, int]
+
+
+@dataclass(frozen=True)
+class _SeriesOut:
+    """The second pass of one series: its row of the series table, its change rows (commit
+    sets as positions, widened on the client), outlier rows and per-commit levels."""
+
+    series: HistorySeries
+    series_row: dict[str, Any]
+    change_rows: list[dict[str, Any]]
+    outlier_rows: list[dict[str, Any]]
+    levels: pd.DataFrame
+
+
+def _first_pass(job: _Job) -> _Work:
+    s = job.series
+    rng = np.random.default_rng(job.seed)
+    det = SeriesDetector(s.x, s.runs, s.within_var, rng, n_null=job.n_null)
+    first = det.test(0, s.x.size)
+    if first[0] <= PILOT_LEVEL:
+        # a step inflates the variogram the noise is fitted to (and so hides itself):
+        # refit on the series with the suspected step taken out, then test again
+        det = SeriesDetector(s.x, s.runs, s.within_var, rng, n_null=job.n_null,
+                             fit_x=det.without_step(first[1]))  # fmt: skip
+        first = det.test(0, s.x.size)
+    return _Work(s, det, first)
+
+
+def _first_key(work: _Work) -> tuple[float, int]:
+    return work.first
+
+
+def _finish(work: _Work, decided: tuple[float, bool, float]) -> _SeriesOut:
+    s, det, (p0, t0) = work.series, work.det, work.first
+    q0, rej, threshold = decided
+    mod = det.model
+    series_row = {
+        "benchmark": s.benchmark, "machine": s.machine, "env": s.env,
+        "commits": len(s.commits), "runs": int(s.runs.sum()), "samples": s.samples,
+        "sd_wander": mod.sd_wander, "phi": mod.phi, "sd_run": mod.sd_run,
+        "p_value": p0, "q_value": float(q0), "changed": bool(rej),
+    }  # fmt: skip
+    cps: list[tuple[int, float]] = det.segment((p0, t0), threshold) if rej else []
+    pos = [c for c, _ in cps]
+    bounds = [0, *pos, s.x.size]
+    located: list[Located] = [
+        det.locate(bounds[j], pos[j], bounds[j + 2]) for j in range(len(pos))
+    ]
+    # outlier runs: one-commit excursions from their segment's level
+    level = np.empty_like(s.x)
+    for a, b in itertools.pairwise(bounds):
+        level[a:b] = float(huber_levels(s.x[a:b], det.sd[a:b])) if b > a else np.nan
+    out_rows: list[dict[str, Any]] = []
+    if not det.degenerate:
+        z = (s.x - level) / det.sd
+        zc = _st.norm.isf(OUTLIER_LEVEL / (2 * s.x.size))
+        for i in np.flatnonzero(np.abs(z) > zc):
+            out_rows.append({"benchmark": s.benchmark, "machine": s.machine, "env": s.env,
+                             "commit": s.commits[i], "ratio": math.exp(s.x[i] - level[i]),
+                             "z": float(z[i]), "environment": False})  # fmt: skip
+    rows = _series_changes(s, det, located, cps, bounds, level, float(q0), None, [])
+    for r in rows:  # positions: widened on the client (the full list of commits is there)
+        r["commits"] = r.pop("candidates")
+    white = np.asarray(mod.white_var, dtype=np.float64)
+    levels = pd.DataFrame({
+        "benchmark": s.benchmark, "machine": s.machine, "env": s.env,
+        "commit": list(s.commits), "position": np.arange(s.x.size), "x": s.x,
+        "half_width": 1.959963984540054 * np.sqrt(np.maximum(white, 0.0)),
+        "runs": s.runs, "level": level,
+    }, columns=list(LEVEL_COLUMNS))  # fmt: skip
+    return _SeriesOut(s, series_row, rows, out_rows, levels)
 
 
 def _series_changes(
@@ -304,7 +439,8 @@ def _series_changes(
     full_list: list[str],
 ) -> list[dict[str, Any]]:  # fmt: skip
     """Change rows of one series: steps, runs of same-direction steps merged into drifts,
-    and whether a later change brought the level back."""
+    and whether a later change brought the level back (``candidates``: the positions of
+    the commit set, before widening)."""
     seg_levels = [float(level[a]) for a in bounds[:-1]]
     groups: list[list[int]] = []
     for j, loc in enumerate(located):
@@ -345,7 +481,7 @@ def _series_changes(
             "ratio": math.exp(delta), "ci_low": math.exp(lo), "ci_high": math.exp(hi),
             "direction": "regression" if delta > 0 else "improvement",
             "p_value": min(cps[j][1] for j in g), "q_value": q0, "recovered_at": recovered,
-            "environment_shift": False, "position": first.t,
+            "environment_shift": False, "position": first.t, "candidates": cand,
         })  # fmt: skip
     return out
 

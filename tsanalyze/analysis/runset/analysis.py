@@ -21,7 +21,7 @@ from tsanalyze._validation import check_confidence_level, check_positive_int
 from tsanalyze.analysis._seed import root_seed as _root_seed
 from tsanalyze.analysis.compare import Comparison, adjust_verdicts
 from tsanalyze.analysis.runset import plan
-from tsanalyze.analysis.runset.executor import Runner, run_compare, run_series, run_trials
+from tsanalyze.analysis.runset.executor import Runner, run_compare, run_series_kept, run_trials
 from tsanalyze.analysis.runset.results import ComparisonRow, RunAnalysis, TrialsRow
 from tsanalyze.analysis.series import analyze_series
 from tsanalyze.analysis.trials import findings_once
@@ -173,12 +173,14 @@ def analyze(
 
     runner = _runner(engine, workers, len(data), client, scheduler, jobs)
     try:
-        results = runner.map(run_series, job_list, tick)
+        pairs = runner.map(run_series_kept, job_list, tick)
+        results = [s for s, _ in pairs]
         cmp_jobs = plan.comparison_jobs(
             data, lay, results, base_run, baseline_benchmark, estimator, confidence_level,
             root_seed, runs_meta,
         )  # fmt: skip
         trial_jobs = plan.trials_jobs(results, lay, estimator, confidence_level, root_seed)
+        cmp_jobs, trial_jobs = _with_assessments(lay, pairs, cmp_jobs, trial_jobs)
         done[1] += len(cmp_jobs) + len(trial_jobs)
         # one batch, the long trials first: workers do not idle while the last trials run
         # (each job has its own seed, so the order changes nothing in the results)
@@ -223,6 +225,38 @@ def _runner(
     from tsanalyze.analysis.runset.dask_engine import DaskRunner
 
     return DaskRunner(client, scheduler, jobs)
+
+
+def _with_assessments(
+    lay: plan.Layout, pairs: Sequence[tuple[Any, Any]], cmp_jobs: list[plan.CompareJob],
+    trial_jobs: list[plan.TrialsJob],
+) -> tuple[list[plan.CompareJob], list[plan.TrialsJob]]:  # fmt: skip
+    """The jobs, each with the dependence assessments already made of its series (issue
+    24: a worker that compares a series need not assess it again; an entry is only ever
+    the assessment of the very samples of its key, so a spare one changes nothing)."""
+    found = {(s.run, s.benchmark): entry for s, entry in pairs if entry is not None}
+    groups = lay.groups
+
+    def of(where: str, name: str) -> tuple[Any, ...]:
+        runs = groups.get(where, [where])
+        return tuple(found[(r, name)] for r in runs if (r, name) in found)
+
+    cmp_jobs = [
+        dataclasses.replace(
+            j, assessments=(*of(j.baseline_run, j.baseline_benchmark), *of(j.run, j.benchmark))
+        )
+        for j in cmp_jobs
+    ]
+    trial_jobs = [
+        dataclasses.replace(
+            j,
+            assessments=tuple(
+                found[(r, j.benchmark)] for r in j.segments if (r, j.benchmark) in found
+            ),
+        )
+        for j in trial_jobs
+    ]
+    return cmp_jobs, trial_jobs
 
 
 def _run_job(job: object) -> Any:

@@ -16,8 +16,11 @@ from tsanalyze.analysis.compare import Comparison, compare
 from tsanalyze.analysis.runset.plan import CompareJob, SeriesJob, TrialsJob
 from tsanalyze.analysis.runset.results import TrialsRow
 from tsanalyze.analysis.series import SeriesAnalysis, analyze_series
+from tsanalyze.stats.dependence import keep, kept
 
-__all__ = ["Runner", "run_compare", "run_series", "run_trials", "shutdown_pools"]
+__all__ = [
+    "Runner", "run_compare", "run_series", "run_series_kept", "run_trials", "shutdown_pools",
+]  # fmt: skip
 
 #: below this many samples in total, worker processes cost more than they save
 _PARALLEL_MIN_SAMPLES = 100_000
@@ -58,8 +61,18 @@ def run_series(job: SeriesJob) -> SeriesAnalysis:
     )  # fmt: skip
 
 
+def run_series_kept(job: SeriesJob) -> tuple[SeriesAnalysis, Any]:
+    """Analyse one series; also the dependence assessment of its segment made on the way
+    (None if none was), for the jobs that compare it or summarise its trials to keep
+    (:func:`tsanalyze.stats.dependence.keep`): one assessment per series, whichever
+    process runs which job (issue 24)."""
+    s = run_series(job)
+    return s, kept(s.segment) if s.segment.size else None
+
+
 def run_compare(job: CompareJob) -> Comparison:
     """Make one comparison (its verdict is given again after the family's adjustment)."""
+    keep(job.assessments)
     return compare(
         job.a, job.b, estimator=job.estimator, confidence_level=job.confidence_level,
         benchmark=job.benchmark, paired=job.paired, rng=job.seed,
@@ -70,6 +83,7 @@ def run_trials(job: TrialsJob) -> TrialsRow:
     """Summarise one benchmark's runs as trials (two-level bootstrap, steady-state agreement)."""
     from tsanalyze.analysis.trials import estimate_trials
 
+    keep(job.assessments)
     t = estimate_trials(
         job.segments, job.estimator, confidence_level=job.confidence_level, rng=job.seed
     )

@@ -107,6 +107,9 @@ class CompareJob:
     seed: int
     #: None: compare() pairs by shared rounds; False: the run was not interleaved
     paired: bool | None = None
+    #: dependence assessments already made of the sides' series, kept by the worker
+    #: before it compares (:func:`tsanalyze.stats.dependence.keep`; issue 24)
+    assessments: tuple[Any, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -121,6 +124,8 @@ class TrialsJob:
     seed: int
     #: the side the runs are trials of ("" when they are runs of several sides)
     side: str = ""
+    #: dependence assessments already made of the segments (as in :class:`CompareJob`)
+    assessments: tuple[Any, ...] = ()
 
 
 def side_of(rid: str, meta: Mapping[str, Any] | None, sides: Mapping[str, str] | None) -> str:

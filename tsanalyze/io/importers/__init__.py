@@ -169,12 +169,9 @@ def load_table(path: Path | str, format: str = "auto", **kwargs: Any) -> Importe
 
     Parameters
     ----------
-    path : path
-        The file or directory to import.
-    format : str
-        A key of :data:`FORMATS`, or ``"auto"`` to :func:`sniff` it.
-    **kwargs
-        Format options, as for :func:`load`.
+    path, format, **kwargs
+        As for :func:`load`: the file or directory, the format (or ``"auto"``) and its
+        options.
 
     Returns
     -------

@@ -12,6 +12,7 @@ import pandas as pd
 
 from tsanalyze.errors import ImportFormatError
 from tsanalyze.io.importers._imported import RESERVED_COLUMNS, ImportedTable
+from tsanalyze.io.importers._metadata import make_metadata, run_id
 
 __all__ = ["RunBuilder", "extra_columns", "identifier"]
 
@@ -166,6 +167,33 @@ class RunBuilder:
         self._bounds.append(self._bounds[-1] + sum(self._counts[first_chunk:]))
         self._meta.append(metadata)
         self._open = 0
+
+    def finish_imported(
+        self,
+        index: int,
+        *,
+        tool: str,
+        created_utc: str,
+        spec: Any,
+        salt: str = "",
+        path: Any = None,
+        top_level: Mapping[str, Any] | None = None,
+        **metadata: Any,
+    ) -> None:
+        """Close the current run as the ``index``-th run read from ``path`` (default: the
+        builder's file).
+
+        Its id is :func:`run_id` of the path, ``index`` and ``salt``; its metadata is
+        :func:`make_metadata`'s (``metadata`` holds the optional ``version``, ``host``,
+        ``tool_metadata`` and ``user``) plus the tool-specific ``top_level`` keys.
+        """
+        source = self._path if path is None else path
+        rid = run_id(source, index, salt)
+        meta = make_metadata(
+            rid=rid, tool=tool, path=source, created_utc=created_utc, spec=spec, **metadata
+        )
+        meta.update(top_level or {})
+        self.finish_run(rid, meta)
 
     def _column(self, parts: list[Any], counts: np.ndarray, dtype: Any) -> np.ndarray:
         if all(not isinstance(p, np.ndarray) for p in parts):

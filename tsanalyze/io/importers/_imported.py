@@ -26,8 +26,9 @@ from typing import Any, Protocol
 import pandas as pd
 
 from tsanalyze import schema
+from tsanalyze.errors import InvalidArgumentError
 
-__all__ = ["RESERVED_COLUMNS", "ImportedRun", "ImportedTable", "Importer"]
+__all__ = ["RESERVED_COLUMNS", "ImportedRun", "ImportedTable", "Importer", "refuse_options"]
 
 #: Column names an importer may not give to an extra measure: the run format's columns
 #: and ``kind`` (value / warmup / calibration).
@@ -103,3 +104,10 @@ class Importer(Protocol):
     def load(self, path: Path, **options: Any) -> ImportedTable:
         """Read every run in ``path``; raise ImportFormatError on malformed input."""
         ...
+
+
+def refuse_options(fmt: str, options: dict[str, Any], takes: str = "no options") -> None:
+    """Refuse the options an importer does not know: ``"<fmt> import takes <takes>, got
+    [...]"`` (``takes`` says which it does take, e.g. ``"only the option 'unit'"``)."""
+    if options:
+        raise InvalidArgumentError(f"{fmt} import takes {takes}, got {sorted(options)}")

@@ -14,7 +14,19 @@ import numpy as np
 from tsanalyze.errors import ImportFormatError
 from tsanalyze.io.importers._files import fail, open_text
 
-__all__ = ["JsonPath", "read_json"]
+__all__ = ["JsonPath", "looks_like_json", "read_json"]
+
+
+def looks_like_json(head: str, opener: str, *keys: str, any_of: tuple[str, ...] = ()) -> bool:
+    """True when ``head`` (a file's start) opens with ``opener`` (``{`` or ``[``) and holds
+    every key in ``keys`` and, if ``any_of`` is given, at least one key in it (each key
+    looked for in double quotes): the sniff of a JSON format."""
+    h = head.lstrip()
+    return (
+        h.startswith(opener)
+        and all(f'"{k}"' in h for k in keys)
+        and (not any_of or any(f'"{k}"' in h for k in any_of))
+    )
 
 
 def read_json(path: Path) -> Any:

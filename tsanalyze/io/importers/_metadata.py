@@ -16,9 +16,11 @@ from tsanalyze.io.checks import json_safe
 
 __all__ = [
     "IMPORT_NAMESPACE",
+    "count_field",
     "make_metadata",
     "parse_timestamp",
     "run_id",
+    "text_field",
     "to_utc_timestamp",
 ]
 
@@ -53,6 +55,21 @@ def parse_timestamp(text: Any) -> str | None:
     except ValueError:
         return None
     return to_utc_timestamp(when)
+
+
+def text_field(fields: Mapping[str, Any], key: str) -> str | None:
+    """A tool's optional text field: ``fields[key]`` when it is a string, else None."""
+    value = fields.get(key)
+    return value if isinstance(value, str) else None
+
+
+def count_field(fields: Mapping[str, Any], key: str) -> int | None:
+    """A tool's optional count (of cores, say): ``fields[key]`` when it is a whole number
+    above 0 (a JSON ``true`` is not one), else None."""
+    value = fields.get(key)
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    return None
 
 
 def make_metadata(

@@ -51,9 +51,9 @@ import numpy as np
 
 from tsanalyze.io.importers._builder import RunBuilder
 from tsanalyze.io.importers._files import fail, file_mtime_utc
-from tsanalyze.io.importers._imported import ImportedTable
-from tsanalyze.io.importers._json import JsonPath, read_json
-from tsanalyze.io.importers._metadata import make_metadata, run_id, to_utc_timestamp
+from tsanalyze.io.importers._imported import ImportedTable, refuse_options
+from tsanalyze.io.importers._json import JsonPath, looks_like_json, read_json
+from tsanalyze.io.importers._metadata import text_field, to_utc_timestamp
 
 __all__ = ["AsvImporter", "benchmark_name", "find_result_files"]
 
@@ -138,18 +138,13 @@ class AsvImporter:
         path = Path(path)
         if path.is_dir():
             return _looks_like_results_dir(path)
-        h = head.lstrip()
         return (
-            h.startswith("{")
-            and '"commit_hash"' in h
-            and '"results"' in h
-            and '"params"' in h
-            and '"benchmarks"' not in h
+            looks_like_json(head, "{", "commit_hash", "results", "params")
+            and '"benchmarks"' not in head
         )
 
     def load(self, path: Path, **options: Any) -> ImportedTable:
-        if options:
-            raise ValueError(f"asv import takes no options, got {sorted(options)}")
+        refuse_options("asv", options)
         path = Path(path)
         bj_path, files = find_result_files(path)
         if not files:
@@ -343,11 +338,10 @@ def _read_file(
     commit_time = _ms_to_utc(top.get("date"))
     created = _ms_to_utc(min(started)) if started else None
     created = created or commit_time or file_mtime_utc(f)
-    rid = run_id(f, index, salt="asv")
     host = {
-        "cpu_model": params.get("cpu") if isinstance(params.get("cpu"), str) else None,
+        "cpu_model": text_field(params, "cpu"),
         "logical_cores": _cores(params.get("num_cpu")),
-        "kernel": params.get("os") if isinstance(params.get("os"), str) else None,
+        "kernel": text_field(params, "os"),
         "python": str(top["python"]) if isinstance(top.get("python"), (str, int, float)) else None,
     }
     tool_meta: dict[str, Any] = {
@@ -361,21 +355,21 @@ def _read_file(
             tool_meta[key] = top[key]
     if param_names:
         tool_meta["param_names"] = param_names
-    meta = make_metadata(
-        rid=rid,
-        tool="asv",
+    top_level: dict[str, Any] = {"commit": commit}
+    if commit_time is not None:
+        top_level["commit_time"] = commit_time
+    top_level.update(machine=machine, env=env)
+    builder.finish_imported(
+        index,
+        salt="asv",
         path=f,
+        tool="asv",
         created_utc=created,
         spec=names,
         host=host,
         tool_metadata=tool_meta,
+        top_level=top_level,
     )
-    meta["commit"] = commit
-    if commit_time is not None:
-        meta["commit_time"] = commit_time
-    meta["machine"] = machine
-    meta["env"] = env
-    builder.finish_run(rid, meta)
 
 
 def _cores(v: Any) -> int | None:

@@ -28,12 +28,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.io.importers._builder import RunBuilder
 from tsanalyze.io.importers._files import fail, file_mtime_utc
-from tsanalyze.io.importers._imported import ImportedTable
-from tsanalyze.io.importers._json import JsonPath, read_json
-from tsanalyze.io.importers._metadata import make_metadata, run_id
+from tsanalyze.io.importers._imported import ImportedTable, refuse_options
+from tsanalyze.io.importers._json import JsonPath, looks_like_json, read_json
+from tsanalyze.io.importers._metadata import text_field
 
 __all__ = ["BenchmarkToolsImporter"]
 
@@ -54,14 +53,10 @@ class BenchmarkToolsImporter:
     description = "BenchmarkTools.jl saved JSON (BenchmarkTools.save)"
 
     def sniff(self, path: Path, head: str) -> bool:
-        h = head.lstrip()
-        return h.startswith("[") and '"BenchmarkTools"' in h
+        return looks_like_json(head, "[", "BenchmarkTools")
 
     def load(self, path: Path, **options: Any) -> ImportedTable:
-        if options:
-            raise InvalidArgumentError(
-                f"benchmarktools import takes no options, got {sorted(options)}"
-            )
+        refuse_options("benchmarktools", options)
         root = JsonPath(path, read_json(path))
         top = root.arr()
         if len(top) != 2:
@@ -109,19 +104,13 @@ class BenchmarkToolsImporter:
             )
         if not spec:
             raise fail(path, "$[1]", "expected at least one Trial with times")
-        rid = run_id(path, 0)
-        bt = versions.get("BenchmarkTools")
-        builder.finish_run(
-            rid,
-            make_metadata(
-                rid=rid,
-                tool="BenchmarkTools.jl",
-                path=path,
-                created_utc=file_mtime_utc(path),
-                spec=spec,
-                version=bt if isinstance(bt, str) else None,
-                tool_metadata={"versions": versions},
-            ),
+        builder.finish_imported(
+            0,
+            tool="BenchmarkTools.jl",
+            created_utc=file_mtime_utc(path),
+            spec=spec,
+            version=text_field(versions, "BenchmarkTools"),
+            tool_metadata={"versions": versions},
         )
         return builder.build()
 

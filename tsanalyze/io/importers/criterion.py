@@ -27,12 +27,10 @@ from typing import Any
 
 import numpy as np
 
-from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.io.importers._builder import RunBuilder
 from tsanalyze.io.importers._files import fail, file_mtime_utc
-from tsanalyze.io.importers._imported import ImportedTable
-from tsanalyze.io.importers._json import JsonPath, read_json
-from tsanalyze.io.importers._metadata import make_metadata, run_id
+from tsanalyze.io.importers._imported import ImportedTable, refuse_options
+from tsanalyze.io.importers._json import JsonPath, looks_like_json, read_json
 
 __all__ = ["CriterionImporter", "find_samples"]
 
@@ -62,14 +60,10 @@ class CriterionImporter:
     def sniff(self, path: Path, head: str) -> bool:
         if Path(path).is_dir():
             return bool(find_samples(path))
-        h = head.lstrip()
-        return h.startswith("{") and '"iters"' in h and '"times"' in h
+        return looks_like_json(head, "{", "iters", "times")
 
     def load(self, path: Path, baseline: str = "new", **options: Any) -> ImportedTable:
-        if options:
-            raise InvalidArgumentError(
-                f"criterion import takes only the option 'baseline', got {sorted(options)}"
-            )
+        refuse_options("criterion", options, "only the option 'baseline'")
         path = Path(path)
         files = find_samples(path, baseline)
         if not files:
@@ -119,17 +113,13 @@ class CriterionImporter:
             if info.get("throughput") is not None:
                 entry["throughput"] = info["throughput"]
             spec.append(entry)
-        rid = run_id(path, 0, salt=baseline)
-        builder.finish_run(
-            rid,
-            make_metadata(
-                rid=rid,
-                tool="criterion.rs",
-                path=path,
-                created_utc=file_mtime_utc(files[0]),
-                spec=spec,
-                tool_metadata={"baseline": baseline},
-            ),
+        builder.finish_imported(
+            0,
+            salt=baseline,
+            tool="criterion.rs",
+            created_utc=file_mtime_utc(files[0]),
+            spec=spec,
+            tool_metadata={"baseline": baseline},
         )
         return builder.build()
 

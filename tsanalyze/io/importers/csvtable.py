@@ -43,7 +43,6 @@ from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.io.importers._builder import RunBuilder
 from tsanalyze.io.importers._files import fail, file_mtime_utc, open_text
 from tsanalyze.io.importers._imported import RESERVED_COLUMNS, ImportedTable
-from tsanalyze.io.importers._metadata import make_metadata, run_id
 
 __all__ = ["CsvImporter", "parse_mapping"]
 
@@ -188,25 +187,17 @@ class CsvImporter:
         times = _numbers(path, table[tcol], tcol)
         if "evals" in m:
             evals_f = _numbers(path, table[m["evals"]], m["evals"])
-            bad = np.flatnonzero((evals_f < 1) | (evals_f != np.round(evals_f)))
-            if bad.size:
-                i = int(bad[0])
-                raise fail(
-                    path,
-                    f"line {i + 2}",
-                    f"expected a whole number >= 1 in column {m['evals']!r}, got {table[m['evals']].iloc[i]!r}",
-                )
+            _refuse_first(
+                path,
+                table[m["evals"]],
+                m["evals"],
+                (evals_f < 1) | (evals_f != np.round(evals_f)),
+                "a whole number >= 1",
+            )
             evals = evals_f  # the builder checks the int64 range before any cast
         else:
             evals = np.ones(len(table), dtype=np.int64)
-        bad = np.flatnonzero(times <= 0)
-        if bad.size:
-            i = int(bad[0])
-            raise fail(
-                path,
-                f"line {i + 2}",
-                f"expected a time > 0 in column {tcol!r}, got {table[tcol].iloc[i]!r}",
-            )
+        _refuse_first(path, table[tcol], tcol, times <= 0, "a time > 0")
         per_eval = times * scale
         if "total" in m and "time" not in m:
             per_eval = per_eval / evals
@@ -242,34 +233,30 @@ class CsvImporter:
                     **{c: table[c].to_numpy(dtype=object)[rows] for c in extra_names},
                     **({"work": work[rows]} if work is not None else {}),
                 )
-            rid = run_id(path, index)
-            builder.finish_run(
-                rid,
-                make_metadata(
-                    rid=rid,
-                    tool="csv",
-                    path=path,
-                    created_utc=created,
-                    spec=[str(n) for n in names],
-                    tool_metadata={"mapping": m, "run_key": str(key)}
-                    if "run" in m
-                    else {"mapping": m},
-                ),
+            builder.finish_imported(
+                index,
+                tool="csv",
+                created_utc=created,
+                spec=[str(n) for n in names],
+                tool_metadata={"mapping": m, "run_key": str(key)} if "run" in m else {"mapping": m},
             )
         return builder.build()
 
 
 def _numbers(path: Path, column: pd.Series, name: str) -> np.ndarray:
     values = pd.to_numeric(column.str.strip(), errors="coerce").to_numpy(dtype=np.float64)
-    bad = np.flatnonzero(~np.isfinite(values))
-    if bad.size:
-        i = int(bad[0])
-        raise fail(
-            path,
-            f"line {i + 2}",
-            f"expected a finite number in column {name!r}, got {column.iloc[i]!r}",
-        )
+    _refuse_first(path, column, name, ~np.isfinite(values), "a finite number")
     return values
+
+
+def _refuse_first(path: Path, column: pd.Series, name: str, bad: np.ndarray, expected: str) -> None:
+    """Refuse the first row where ``bad`` holds, naming its line, column and value."""
+    rows = np.flatnonzero(bad)
+    if rows.size:
+        i = int(rows[0])
+        raise fail(
+            path, f"line {i + 2}", f"expected {expected} in column {name!r}, got {column.iloc[i]!r}"
+        )
 
 
 def _listing(columns: list[str], limit: int = 8) -> str:

@@ -30,12 +30,11 @@ from typing import Any
 import numpy as np
 
 from tsanalyze._units import parse_unit
-from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.io.importers._builder import RunBuilder, extra_columns
 from tsanalyze.io.importers._files import fail, file_mtime_utc
-from tsanalyze.io.importers._imported import ImportedTable
-from tsanalyze.io.importers._json import JsonPath, read_json
-from tsanalyze.io.importers._metadata import make_metadata, parse_timestamp, run_id
+from tsanalyze.io.importers._imported import ImportedTable, refuse_options
+from tsanalyze.io.importers._json import JsonPath, looks_like_json, read_json
+from tsanalyze.io.importers._metadata import count_field, parse_timestamp, text_field
 from tsanalyze.io.importers.gobench import unit_column
 
 __all__ = ["GoogleBenchmarkImporter"]
@@ -85,16 +84,12 @@ class GoogleBenchmarkImporter:
     description = "Google Benchmark JSON (--benchmark_out_format=json)"
 
     def sniff(self, path: Path, head: str) -> bool:
-        h = head.lstrip()
-        return (
-            h.startswith("{")
-            and '"benchmarks"' in h
-            and ('"real_time"' in h or '"time_unit"' in h or '"num_cpus"' in h)
+        return looks_like_json(
+            head, "{", "benchmarks", any_of=("real_time", "time_unit", "num_cpus")
         )
 
     def load(self, path: Path, **options: Any) -> ImportedTable:
-        if options:
-            raise InvalidArgumentError(f"gbench import takes no options, got {sorted(options)}")
+        refuse_options("gbench", options)
         root = JsonPath(path, read_json(path))
         ctx_p = root.key("context", required=False)
         context = ctx_p.obj() if ctx_p.value is not None else {}
@@ -168,26 +163,14 @@ class GoogleBenchmarkImporter:
             tool_meta["aggregates"] = aggregates
         if errors:
             tool_meta["errors"] = errors
-        rid = run_id(path, 0)
-        cores = context.get("num_cpus")
-        builder.finish_run(
-            rid,
-            make_metadata(
-                rid=rid,
-                tool="google-benchmark",
-                path=path,
-                created_utc=created,
-                spec=names,
-                version=context.get("library_version")
-                if isinstance(context.get("library_version"), str)
-                else None,
-                host={
-                    "logical_cores": cores
-                    if isinstance(cores, int) and not isinstance(cores, bool) and cores > 0
-                    else None
-                },
-                tool_metadata=tool_meta,
-            ),
+        builder.finish_imported(
+            0,
+            tool="google-benchmark",
+            created_utc=created,
+            spec=names,
+            version=text_field(context, "library_version"),
+            host={"logical_cores": count_field(context, "num_cpus")},
+            tool_metadata=tool_meta,
         )
         return builder.build()
 

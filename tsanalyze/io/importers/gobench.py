@@ -39,12 +39,10 @@ from typing import Any
 import numpy as np
 
 from tsanalyze._units import parse_unit
-from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.io.importers._builder import RunBuilder, extra_columns, identifier
 from tsanalyze.io.importers._files import fail, file_mtime_utc, open_text
-from tsanalyze.io.importers._imported import ImportedTable
+from tsanalyze.io.importers._imported import ImportedTable, refuse_options
 from tsanalyze.io.importers._json import MAX_COUNT
-from tsanalyze.io.importers._metadata import make_metadata, run_id
 
 __all__ = ["GoBenchImporter", "unit_column", "unit_columns"]
 
@@ -93,8 +91,7 @@ class GoBenchImporter:
         return not head.lstrip().startswith(("{", "[")) and _BENCH_LINE.search(head) is not None
 
     def load(self, path: Path, **options: Any) -> ImportedTable:
-        if options:
-            raise InvalidArgumentError(f"gobench import takes no options, got {sorted(options)}")
+        refuse_options("gobench", options)
         text = open_text(path)
         config: dict[str, str] = {}
         # configuration (as a tuple) -> list of (lineno, name, iters, {unit: value})
@@ -212,21 +209,16 @@ class GoBenchImporter:
             names = list(series)
             if not names:
                 continue
-            rid = run_id(path, n_runs)
-            builder.finish_run(
-                rid,
-                make_metadata(
-                    rid=rid,
-                    tool="go",
-                    path=path,
-                    created_utc=created,
-                    spec=names,
-                    version=cfg.get("go"),
-                    host={"cpu_model": cfg.get("cpu")},
-                    tool_metadata={"configuration": cfg, "units": unit_notes}
-                    if unit_notes
-                    else {"configuration": cfg},
-                ),
+            builder.finish_imported(
+                n_runs,
+                tool="go",
+                created_utc=created,
+                spec=names,
+                version=cfg.get("go"),
+                host={"cpu_model": cfg.get("cpu")},
+                tool_metadata={"configuration": cfg, "units": unit_notes}
+                if unit_notes
+                else {"configuration": cfg},
             )
             n_runs += 1
         runs = builder.build()

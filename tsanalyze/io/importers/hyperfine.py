@@ -31,12 +31,10 @@ from typing import Any
 
 import numpy as np
 
-from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.io.importers._builder import RunBuilder, extra_columns
 from tsanalyze.io.importers._files import fail, file_mtime_utc
-from tsanalyze.io.importers._imported import ImportedTable
-from tsanalyze.io.importers._json import JsonPath, read_json
-from tsanalyze.io.importers._metadata import make_metadata, run_id
+from tsanalyze.io.importers._imported import ImportedTable, refuse_options
+from tsanalyze.io.importers._json import JsonPath, looks_like_json, read_json
 
 __all__ = ["HyperfineImporter"]
 
@@ -57,12 +55,10 @@ class HyperfineImporter:
     description = "hyperfine --export-json"
 
     def sniff(self, path: Path, head: str) -> bool:
-        h = head.lstrip()
-        return h.startswith("{") and '"results"' in h and '"command"' in h
+        return looks_like_json(head, "{", "results", "command")
 
     def load(self, path: Path, **options: Any) -> ImportedTable:
-        if options:
-            raise InvalidArgumentError(f"hyperfine import takes no options, got {sorted(options)}")
+        refuse_options("hyperfine", options)
         root = JsonPath(path, read_json(path))
         results = root.key("results").items()
         if not results:
@@ -134,13 +130,7 @@ class HyperfineImporter:
         )
         for command, times, cols in per_result:
             builder.add(command, times * 1e9, 1, **cols)
-        rid = run_id(path, 0)
-        builder.finish_run(
-            rid,
-            make_metadata(
-                rid=rid, tool="hyperfine", path=path, created_utc=file_mtime_utc(path), spec=spec
-            ),
-        )
+        builder.finish_imported(0, tool="hyperfine", created_utc=file_mtime_utc(path), spec=spec)
         runs = builder.build()
         if not runs.metadata:  # pragma: no cover - every result has >= 1 time
             raise fail(path, "$.results", "expected at least one time")

@@ -40,12 +40,10 @@ from typing import Any
 import numpy as np
 
 from tsanalyze._units import parse_unit
-from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.io.importers._builder import RunBuilder, extra_columns
 from tsanalyze.io.importers._files import file_mtime_utc
-from tsanalyze.io.importers._imported import ImportedTable
-from tsanalyze.io.importers._json import JsonPath, read_json
-from tsanalyze.io.importers._metadata import make_metadata, run_id
+from tsanalyze.io.importers._imported import ImportedTable, refuse_options
+from tsanalyze.io.importers._json import JsonPath, looks_like_json, read_json
 
 __all__ = ["JmhImporter"]
 
@@ -104,12 +102,10 @@ class JmhImporter:
     description = "JMH -rf json result file"
 
     def sniff(self, path: Path, head: str) -> bool:
-        h = head.lstrip()
-        return h.startswith("[") and '"primaryMetric"' in h and '"benchmark"' in h
+        return looks_like_json(head, "[", "primaryMetric", "benchmark")
 
     def load(self, path: Path, **options: Any) -> ImportedTable:
-        if options:
-            raise InvalidArgumentError(f"jmh import takes no options, got {sorted(options)}")
+        refuse_options("jmh", options)
         root = JsonPath(path, read_json(path))
         results = root.items()
         if not results:
@@ -171,18 +167,13 @@ class JmhImporter:
                 values, iteration = forks[fork]
                 cols = {pcols[k]: np.asarray(v, dtype=object) for k, v in params.items()}
                 builder.add(name, values, 1, iteration=iteration, **cols)
-            rid = run_id(path, fork)
-            builder.finish_run(
-                rid,
-                make_metadata(
-                    rid=rid,
-                    tool="jmh",
-                    path=path,
-                    created_utc=created,
-                    spec=spec,
-                    version=version,
-                    tool_metadata={"fork": fork, "forks": n_forks, **jvm},
-                ),
+            builder.finish_imported(
+                fork,
+                tool="jmh",
+                created_utc=created,
+                spec=spec,
+                version=version,
+                tool_metadata={"fork": fork, "forks": n_forks, **jvm},
             )
         return builder.build()
 

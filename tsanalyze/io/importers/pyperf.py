@@ -28,12 +28,11 @@ from typing import Any
 import numpy as np
 
 from tsanalyze._units import parse_unit
-from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.io.importers._builder import RunBuilder
 from tsanalyze.io.importers._files import fail, file_mtime_utc
-from tsanalyze.io.importers._imported import ImportedTable
-from tsanalyze.io.importers._json import MAX_COUNT, JsonPath, read_json
-from tsanalyze.io.importers._metadata import make_metadata, parse_timestamp, run_id
+from tsanalyze.io.importers._imported import ImportedTable, refuse_options
+from tsanalyze.io.importers._json import MAX_COUNT, JsonPath, looks_like_json, read_json
+from tsanalyze.io.importers._metadata import count_field, parse_timestamp, text_field
 
 __all__ = ["PyperfImporter"]
 
@@ -51,17 +50,10 @@ class PyperfImporter:
     description = "pyperf / pyperformance JSON (.json, .json.gz)"
 
     def sniff(self, path: Path, head: str) -> bool:
-        h = head.lstrip()
-        return (
-            h.startswith("{")
-            and '"benchmarks"' in h
-            and '"runs"' in h
-            and ('"values"' in h or '"warmups"' in h)
-        )
+        return looks_like_json(head, "{", "benchmarks", "runs", any_of=("values", "warmups"))
 
     def load(self, path: Path, **options: Any) -> ImportedTable:
-        if options:
-            raise InvalidArgumentError(f"pyperf import takes no options, got {sorted(options)}")
+        refuse_options("pyperf", options)
         root = JsonPath(path, read_json(path))
         top = root.obj()
         version = top.get("version")
@@ -123,19 +115,14 @@ class PyperfImporter:
                     mtime = mtime or file_mtime_utc(path)
                     created = mtime
                 pyperf_version = meta.get("pyperf_version") or meta.get("perf_version")
-                rid = run_id(path, index)
-                builder.finish_run(
-                    rid,
-                    make_metadata(
-                        rid=rid,
-                        tool="pyperf",
-                        path=path,
-                        created_utc=created,
-                        spec=name,
-                        version=str(pyperf_version) if pyperf_version else None,
-                        host=bench_host if meta is merged else _host(meta),
-                        tool_metadata=meta,
-                    ),
+                builder.finish_imported(
+                    index,
+                    tool="pyperf",
+                    created_utc=created,
+                    spec=name,
+                    version=str(pyperf_version) if pyperf_version else None,
+                    host=bench_host if meta is merged else _host(meta),
+                    tool_metadata=meta,
                 )
                 index += 1
         runs = builder.build()
@@ -145,15 +132,10 @@ class PyperfImporter:
 
 
 def _host(meta: dict[str, Any]) -> dict[str, Any]:
-    cores = meta.get("cpu_count")
     return {
-        "cpu_model": meta["cpu_model_name"]
-        if isinstance(meta.get("cpu_model_name"), str)
-        else None,
-        "logical_cores": cores
-        if isinstance(cores, int) and not isinstance(cores, bool) and cores > 0
-        else None,
-        "python": meta["python_version"] if isinstance(meta.get("python_version"), str) else None,
+        "cpu_model": text_field(meta, "cpu_model_name"),
+        "logical_cores": count_field(meta, "cpu_count"),
+        "python": text_field(meta, "python_version"),
     }
 
 

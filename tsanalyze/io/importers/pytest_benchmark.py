@@ -29,9 +29,9 @@ import pandas as pd
 from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.io.importers._builder import RunBuilder
 from tsanalyze.io.importers._files import fail, file_mtime_utc
-from tsanalyze.io.importers._imported import ImportedTable
-from tsanalyze.io.importers._json import JsonPath, read_json
-from tsanalyze.io.importers._metadata import make_metadata, parse_timestamp, run_id
+from tsanalyze.io.importers._imported import ImportedTable, refuse_options
+from tsanalyze.io.importers._json import JsonPath, looks_like_json, read_json
+from tsanalyze.io.importers._metadata import count_field, parse_timestamp, text_field
 
 __all__ = ["PytestBenchmarkImporter", "load_summaries"]
 
@@ -65,19 +65,12 @@ class PytestBenchmarkImporter:
     description = "pytest-benchmark JSON (raw data needs --benchmark-save-data)"
 
     def sniff(self, path: Path, head: str) -> bool:
-        h = head.lstrip()
-        return (
-            h.startswith("{")
-            and '"benchmarks"' in h
-            and '"stats"' in h
-            and ('"fullname"' in h or '"machine_info"' in h or '"commit_info"' in h)
+        return looks_like_json(
+            head, "{", "benchmarks", "stats", any_of=("fullname", "machine_info", "commit_info")
         )
 
     def load(self, path: Path, **options: Any) -> ImportedTable:
-        if options:
-            raise InvalidArgumentError(
-                f"pytest-benchmark import takes no options, got {sorted(options)}"
-            )
+        refuse_options("pytest-benchmark", options)
         root = JsonPath(path, read_json(path))
         top = root.obj()
         builder = RunBuilder(path)
@@ -115,33 +108,19 @@ class PytestBenchmarkImporter:
         tool_meta: dict[str, Any] = {k: top[k] for k in ("machine_info", "commit_info") if k in top}
         if summary_only:
             tool_meta["summary_only"] = summary_only
-        rid = run_id(path, 0)
-        cores = cpu.get("count")
-        builder.finish_run(
-            rid,
-            make_metadata(
-                rid=rid,
-                tool="pytest-benchmark",
-                path=path,
-                created_utc=created,
-                spec=names,
-                version=str(top["version"]) if isinstance(top.get("version"), str) else None,
-                host={
-                    "cpu_model": cpu.get("brand_raw")
-                    if isinstance(cpu.get("brand_raw"), str)
-                    else None,
-                    "logical_cores": cores
-                    if isinstance(cores, int) and not isinstance(cores, bool) and cores > 0
-                    else None,
-                    "python": machine.get("python_version")
-                    if isinstance(machine.get("python_version"), str)
-                    else None,
-                    "kernel": machine.get("release")
-                    if isinstance(machine.get("release"), str)
-                    else None,
-                },
-                tool_metadata=tool_meta,
-            ),
+        builder.finish_imported(
+            0,
+            tool="pytest-benchmark",
+            created_utc=created,
+            spec=names,
+            version=text_field(top, "version"),
+            host={
+                "cpu_model": text_field(cpu, "brand_raw"),
+                "logical_cores": count_field(cpu, "count"),
+                "python": text_field(machine, "python_version"),
+                "kernel": text_field(machine, "release"),
+            },
+            tool_metadata=tool_meta,
         )
         return builder.build()
 

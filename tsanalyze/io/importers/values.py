@@ -24,9 +24,8 @@ from tsanalyze._units import parse_unit
 from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.io.importers._builder import RunBuilder
 from tsanalyze.io.importers._files import fail, file_mtime_utc
-from tsanalyze.io.importers._imported import ImportedTable
+from tsanalyze.io.importers._imported import ImportedTable, refuse_options
 from tsanalyze.io.importers._json import JsonPath, read_json
-from tsanalyze.io.importers._metadata import make_metadata, run_id
 
 __all__ = ["ValuesImporter"]
 
@@ -52,10 +51,7 @@ class ValuesImporter:
         return _HEAD.match(head.lstrip()) is not None
 
     def load(self, path: Path, unit: str | None = None, **options: Any) -> ImportedTable:
-        if options:
-            raise InvalidArgumentError(
-                f"values import takes only the option 'unit', got {sorted(options)}"
-            )
+        refuse_options("values", options, "only the option 'unit'")
         if unit is None:
             raise fail(
                 path,
@@ -88,19 +84,14 @@ class ValuesImporter:
             if values.size == 0:
                 raise fork.error("expected at least one time")
             builder.add(name, values * scale, 1)
-            rid = run_id(path, k)
-            builder.finish_run(
-                rid,
-                make_metadata(
-                    rid=rid,
-                    tool="json-values",
-                    path=path,
-                    created_utc=created,
-                    spec=name,
-                    tool_metadata={"unit": unit, "fork": k, "forks": len(forks)}
-                    if nested
-                    else {"unit": unit},
-                ),
+            builder.finish_imported(
+                k,
+                tool="json-values",
+                created_utc=created,
+                spec=name,
+                tool_metadata={"unit": unit, "fork": k, "forks": len(forks)}
+                if nested
+                else {"unit": unit},
             )
         return builder.build()
 

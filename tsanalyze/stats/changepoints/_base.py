@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -161,6 +161,30 @@ class ChangePoints(Result):
     drift: Drift | None = None
     modes: ModeSwitching | None = None
     warnings: tuple[Finding, ...] = ()
+
+    @classmethod
+    def of(
+        cls,
+        x: Float64Array,
+        method: str,
+        locations: Sequence[int],
+        *,
+        min_size: int,
+        warnings: Iterable[Finding] = (),
+        **fields: Any,
+    ) -> ChangePoints:
+        """The changes ``method`` found at ``locations`` of the series ``x``: ``segments``
+        and ``n`` follow from them; ``fields`` are the other attributes."""
+        locs = tuple(locations)
+        return cls(
+            method=method,
+            locations=locs,
+            segments=segment_table(x, locs),
+            n=int(x.size),
+            min_size=min_size,
+            warnings=tuple(warnings),
+            **fields,
+        )
 
     @property
     def n_changes(self) -> int:

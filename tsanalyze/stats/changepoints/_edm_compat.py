@@ -26,7 +26,7 @@ from tsanalyze._result import Finding
 from tsanalyze._typing import ArrayLike, Float64Array, Int64Array, RNGType
 from tsanalyze._validation import as_series_array, check_rng
 from tsanalyze.errors import InvalidArgumentError
-from tsanalyze.stats.changepoints._base import ChangePoints, segment_table
+from tsanalyze.stats.changepoints._base import ChangePoints
 from tsanalyze.stats.changepoints._numba import HAVE_NUMBA, jit
 
 __all__ = ["CompatMethod", "edm_compat"]
@@ -49,7 +49,9 @@ def _edm_dp_py(
     The list deletion, its undo, the median read and the penalty g (BreakoutDetection
     helper.cpp: Const 0, Linear 1, Quadratic 2x+1) are written out in both kernels on
     purpose: as numba ``register_jitable`` helpers the compiled kernels ran 3.4x slower
-    (edm-multi at 10^4: 1.1 s -> 3.8 s).
+    (edm-multi at 10^4: 1.1 s -> 3.8 s); a deletion helper alone, inlined or not
+    (``inline="always"``), still cost 1.3-1.6x the CPU time at 10^4 for all three
+    variants (numba 0.68).
 
     The samples z[m:s] are kept in a doubly linked list in rank order with a pointer
     ``lo`` to the lower median. For each s the sweep over t deletes z[t] (O(1), the
@@ -435,15 +437,14 @@ def edm_compat(
             else ("constant", "the series is constant; it has no change point")
         )
         warnings.append(Finding(code, msg, "info"))
-        return ChangePoints(
-            method=method,
-            locations=(),
-            segments=segment_table(arr, ()),
-            n=n,
+        return ChangePoints.of(
+            arr,
+            method,
+            (),
             min_size=m,
             compat="breakoutdetection",
             params=params,
-            warnings=tuple(warnings),
+            warnings=warnings,
         )
     if dp is _edm_dp_py and n > 2000:
         warnings.append(
@@ -487,16 +488,15 @@ def edm_compat(
                 out.append(int(prev[at]))
             at = int(prev[at])
         locations = tuple(sorted(out))
-    return ChangePoints(
-        method=method,
-        locations=locations,
-        segments=segment_table(arr, locations),
-        n=n,
+    return ChangePoints.of(
+        arr,
+        method,
+        locations,
         min_size=m,
         statistic=stats,
         pvalue=pvalues,
         compat="breakoutdetection",
         params=params,
         seed=seed,
-        warnings=tuple(warnings),
+        warnings=warnings,
     )

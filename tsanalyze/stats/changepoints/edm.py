@@ -27,7 +27,7 @@ from tsanalyze._result import Finding
 from tsanalyze._typing import ArrayLike, Float64Array
 from tsanalyze._validation import as_series_array
 from tsanalyze.errors import InvalidArgumentError
-from tsanalyze.stats.changepoints._base import ChangePoints, segment_table
+from tsanalyze.stats.changepoints._base import ChangePoints
 from tsanalyze.stats.changepoints._dependence_standin import hurst_margin, robust_hurst
 from tsanalyze.stats.changepoints._selfnorm import (
     HURST_MAX,
@@ -249,17 +249,16 @@ def edm(
         pvalue: tuple[float, ...] = (),
         **extra: object,
     ) -> ChangePoints:
-        return ChangePoints(
-            method="edm",
-            locations=locations,
-            segments=segment_table(arr, locations),
-            n=n,
+        return ChangePoints.of(
+            arr,
+            "edm",
+            locations,
             min_size=m,
             statistic=statistic,
             pvalue=pvalue,
             params=params,
-            warnings=tuple(warnings),
-            **extra,  # type: ignore[arg-type]
+            warnings=warnings,
+            **extra,
         )
 
     if n < 2 * m:

@@ -11,7 +11,7 @@ from tsanalyze._result import Finding
 from tsanalyze._typing import ArrayLike, Float64Array, Int64Array, RNGType
 from tsanalyze._validation import as_series_array, check_rng
 from tsanalyze.errors import InvalidArgumentError
-from tsanalyze.stats.changepoints._base import ChangePoints, segment_table
+from tsanalyze.stats.changepoints._base import ChangePoints
 from tsanalyze.stats.changepoints._numba import HAVE_NUMBA, jit
 
 __all__ = ["e_divisive", "energy_statistic"]
@@ -226,15 +226,14 @@ def e_divisive(
         found[a + tau] = (q, p)
         bounds = sorted([*bounds, a + tau])
     locations = sorted(found)
-    return ChangePoints(
-        method="e-divisive",
-        locations=tuple(locations),
-        segments=segment_table(arr, locations),
-        n=n,
+    return ChangePoints.of(
+        arr,
+        "e-divisive",
+        locations,
         min_size=m,
         statistic=tuple(found[t][0] for t in locations),
         pvalue=tuple(found[t][1] for t in locations),
         params=params,
         seed=seed,
-        warnings=tuple(warnings),
+        warnings=warnings,
     )

@@ -12,7 +12,7 @@ from tsanalyze._result import Finding
 from tsanalyze._typing import ArrayLike, Float64Array
 from tsanalyze._validation import as_series_array
 from tsanalyze.errors import InvalidArgumentError
-from tsanalyze.stats.changepoints._base import ChangePoints, segment_table
+from tsanalyze.stats.changepoints._base import ChangePoints
 
 __all__ = ["Cost", "Search", "default_penalty", "ruptures_search"]
 
@@ -132,12 +132,4 @@ def ruptures_search(
         warnings.append(
             Finding("constant", "the series is constant; it has no change point", "info")
         )
-    return ChangePoints(
-        method=method,
-        locations=tuple(locations),
-        segments=segment_table(arr, locations),
-        n=n,
-        min_size=m,
-        params=params,
-        warnings=tuple(warnings),
-    )
+    return ChangePoints.of(arr, method, locations, min_size=m, params=params, warnings=warnings)
