@@ -113,6 +113,12 @@ class SeriesDetector:
         self._scans: dict[tuple[int, int], GlsScan] = {}
         self.use_gls = not self.degenerate and self.wild_share() <= WILD_SHARE
 
+    def __getstate__(self) -> dict[str, object]:
+        # the GLS scans are a cache (n² floats each): rebuilt where needed, not shipped
+        state = dict(self.__dict__)
+        state["_scans"] = {}
+        return state
+
     def wild_share(self) -> float:
         """Share of the despiked series' commit-to-commit differences beyond
         :data:`WILD_Z` robust sds (their MAD). A Gaussian AR(1)-plus-white history, with
