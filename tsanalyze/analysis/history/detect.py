@@ -50,6 +50,8 @@ WILD_Z = 3.5
 WILD_SHARE = 0.02
 
 _MAD_TO_SD = 1.482602218505602
+#: refitted noise models the location bootstrap is analysed under (each an n² GLS scan)
+LOCATE_REFITS = 5
 
 #: commits a level must hold on each side of a change (one commit is a spike)
 MIN_SEG = 2
@@ -233,7 +235,9 @@ class SeriesDetector:
             xb = base + simulate_noise(model, n_boot, self.rng)
         else:  # the CUSUM's set: the predictive null rows, as its p-value
             xb = base + self.null[:n_boot, lo:hi]
-        refits = self.refits if self.null is not None and self.use_gls else [self.model]
+        refits = (
+            self.refits[:LOCATE_REFITS] if self.null is not None and self.use_gls else [self.model]
+        )
         per = -(-n_boot // len(refits))
         drops, splits = [], []
         for j, m in enumerate(refits):
