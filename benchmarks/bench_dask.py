@@ -1,131 +1,166 @@
-"""The Dask engine at scale (issue 19): many runs x many samples on a 2-worker LocalCluster.
+"""The Dask engine at scale (issue 19, step 2): time and memory of the client and of each worker.
 
-Target scenario: 10^3 runs x 10^5 samples of one benchmark (a CI history), the runs split
-into two sides of trials (``old``: the first half, ``new``: the second, 1% slower), so the
-report makes 10^3 series analyses, two trials summaries and one run-level comparison.
-``--runs`` measures a fraction of it (the per-series work is linear in the number of
-runs; the script prints the linear extrapolation to ``--target-runs``).
+Two measurements, each a ``tsanalyze report … --engine dask`` (a 2-worker ``LocalCluster``
+started by the command) run as a child process. Every process of its tree is polled with
+psutil every 0.2 s: the peak resident memory of the client (the ``report`` process) and
+of each worker process is printed, with the wall time and the load average (the machine
+may be shared). The workers read their own series from the files (the client plans from
+the footers: ``tsanalyze.io.series_source``), so the client's memory does not grow with
+the samples.
 
-For each engine: wall time of :func:`tsanalyze.analysis.runset.analyze` (cluster start
-excluded, printed apart), peak RSS of each Dask worker process (``ru_maxrss``, asked of
-each worker after the analysis, minus the RSS it had before: the work's own share), and
-the client's peak RSS. The local engine runs serially (``jobs=1``) for the
-identical-results check and as a time reference; the JSON documents of both are compared.
+``--runs R --samples n`` (default 1000 x 100000, the issue's target): R run files of one
+benchmark, n samples each, the first half in ``old/``, the second (1% slower) in
+``new/``, written once into ``--dir`` and reused; ``report old/ new/`` makes R series
+analyses, two trials summaries (the runs of a side are its trials) and one run-level
+comparison. ``--local`` also runs the local engine (``--jobs 2``), which reads every
+file into one frame (so at 10^8 samples it does not fit here), and compares the JSON.
 
-The series are simulated here with numpy (AR(1) lognormal-ish noise plus rare delays;
-columns ``benchmark``, ``run``, ``sample``, ``time_ns``), not read from files: the client
-holds them, as ``report`` holds what it read (see docs/src/dask.md).
+``--files F…``: the report on given files with both engines (e.g. the 10^7-sample files
+of ``bench_scale.py``: 2 runs x 2 benchmarks x 2.5 x 10^6 rounds), and whether the JSON
+documents are identical.
 
-Run: ``nice -n 10 python benchmarks/bench_dask.py [--runs 40] [--samples 100000]
-[--workers 2] [--target-runs 1000]``
+Measured here on 26 November 2026 (shared 2-core machine, 23 GB, nice -n 10, load average
+8 to 17 from other jobs; see docs/src/dask.md):
+
+- ``--files`` on bench_scale's 10^7-sample files: dask engine 327 s, client peak 0.63 GB,
+  workers 1.53 and 1.53 GB (tree 3.68 GB); local engine (``--jobs 2``) 187 s, client
+  2.75 GB (tree 4.75 GB); JSON documents identical. Again after issue 24's merge, load 6:
+  dask 78 s, client 0.56 GB, workers 1.57 and 1.59 GB; local 49 s, client 2.63 GB;
+  identical.
+- ``--runs 100 --samples 100000``: 179 s, client 0.58 GB, workers 0.72 and 1.15 GB.
+- ``--runs 1000 --samples 10000``: 431 s, client 0.60 GB, workers 0.64 and 1.16 GB.
+- ``--runs 1000 --samples 100000`` (10^8 samples, run once, not extrapolated): 1584 s,
+  client 2.06 GB, workers 1.52 and 6.98 GB (the latter: the one run-level comparison
+  of 2 x 500 runs), tree 8.89 GB.
+
+Run: ``nice -n 10 python benchmarks/bench_dask.py [--runs 1000] [--samples 100000]
+[--dir DIR] [--local]`` or ``… --files old.parquet new.parquet``
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import resource
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
-# the local engine's reference in this process: single-threaded BLAS, as in its pool's
-# workers and in Dask's (a multi-threaded dot product rounds differently)
-for _k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_k, "1")
-
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
+GB = 1e9
 
 
-def simulate(runs: int, samples: int, seed: int = 1) -> tuple[pd.DataFrame, dict[str, str]]:
-    """``runs`` series of ``samples`` per-evaluation times, and each run's side."""
-    rng = np.random.default_rng(seed)
-    n = runs * samples
-    level = np.repeat(np.where(np.arange(runs) < runs // 2, 1000.0, 1010.0), samples)
-    noise = rng.lognormal(0.0, 0.01, n) * level
-    delays = rng.random(n) < 0.005
-    noise[delays] += rng.exponential(200.0, int(delays.sum()))
-    names = [f"r{i:05d}" for i in range(runs)]
-    df = pd.DataFrame(
-        {
-            "benchmark": pd.Categorical.from_codes(np.zeros(n, np.int8), ["bench"]),
-            "run": pd.Categorical.from_codes(np.repeat(np.arange(runs), samples), names),
-            "sample": np.tile(np.arange(samples, dtype=np.int64), runs),
-            "time_ns": noise,
-        }
+def make_runs(directory: Path, runs: int, samples: int) -> tuple[Path, Path]:
+    """``old/`` and ``new/`` with ``runs`` files of ``samples`` samples (reused when present)."""
+    from tsanalyze.datasets import simulate_run
+    from tsanalyze.io.runs import write_run
+
+    out = directory / f"r{runs}-n{samples}"
+    old, new = out / "old", out / "new"
+    old.mkdir(parents=True, exist_ok=True)
+    new.mkdir(parents=True, exist_ok=True)
+    for i in range(runs):
+        side, level = (old, 1000.0) if i < runs // 2 else (new, 1010.0)
+        path = side / f"r{i:05d}.parquet"
+        if path.exists():
+            continue
+        sim = simulate_run(
+            {"bench": level}, n_rounds=samples, phi=0.2, rng=1000 + i, run=f"r{i:05d}"
+        )
+        (meta,) = sim.frame.attrs["runs"].values()
+        write_run(sim.frame, path, meta)
+    return old, new
+
+
+def measure(args: list[str]) -> tuple[float, str, dict[str, float]]:
+    """Wall time, stdout and the peak RSS (bytes) of each process of the command's tree:
+    ``client`` (the command), ``worker <pid>`` (its children, but multiprocessing's
+    resource tracker), polled every 0.2 s with psutil; ``tree`` is the peak of their sum."""
+    import psutil
+
+    t0 = time.perf_counter()
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(args, stdout=out, stderr=err, text=True)
+        root = psutil.Process(proc.pid)
+        peaks: dict[str, float] = {}
+        while proc.poll() is None:
+            total = 0
+            try:
+                procs = [root, *root.children(recursive=True)]
+            except psutil.Error:
+                procs = []
+            for q in procs:
+                try:
+                    rss = q.memory_info().rss
+                    if q.pid == root.pid:
+                        name = "client"
+                    elif "resource_tracker" in " ".join(q.cmdline()):
+                        continue
+                    else:
+                        name = f"worker {q.pid}"
+                except psutil.Error:
+                    continue
+                total += rss
+                peaks[name] = max(peaks.get(name, 0.0), rss)
+            peaks["tree"] = max(peaks.get("tree", 0.0), total)
+            time.sleep(0.2)
+        secs = time.perf_counter() - t0
+        out.seek(0)
+        err.seek(0)
+        if proc.returncode != 0:
+            raise SystemExit(f"{' '.join(args[:6])}…: exit {proc.returncode}\n{err.read()[-2000:]}")
+        return secs, out.read(), peaks
+
+
+def _show(label: str, secs: float, peaks: dict[str, float]) -> None:
+    workers = sorted(v for k, v in peaks.items() if k.startswith("worker"))
+    print(
+        f"{label}: {secs:.0f} s; peak RSS client {peaks.get('client', 0) / GB:.2f} GB, "
+        f"workers {', '.join(f'{w / GB:.2f}' for w in workers) or '-'} GB "
+        f"(whole tree {peaks.get('tree', 0) / GB:.2f} GB); load {os.getloadavg()[0]:.1f}",
+        flush=True,
     )
-    sides = {r: ("old" if i < runs // 2 else "new") for i, r in enumerate(names)}
-    return df, sides
-
-
-def _maxrss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-
-
-def _rss_mb() -> float:
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--runs", type=int, default=40)
+    ap.add_argument("--runs", type=int, default=1000)
     ap.add_argument("--samples", type=int, default=100_000)
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--target-runs", type=int, default=1000)
-    args = ap.parse_args()
-
-    import distributed
-
-    from tsanalyze.analysis.runset import analyze
-
-    print(f"load average before: {os.getloadavg()}")
-    t0 = time.perf_counter()
-    df, sides = simulate(args.runs, args.samples)
-    print(
-        f"{args.runs} runs x {args.samples} samples = {len(df):.3g} samples "
-        f"({df.memory_usage(deep=True).sum() / 2**20:.0f} MiB frame), "
-        f"simulated in {time.perf_counter() - t0:.1f} s"
+    ap.add_argument(
+        "--dir", type=Path, default=Path(tempfile.gettempdir()) / "tsanalyze-bench-dask"
     )
+    ap.add_argument("--local", action="store_true", help="also run the local engine, compare")
+    ap.add_argument("--files", type=Path, nargs="+", help="report these files with both engines")
+    opts = ap.parse_args()
 
-    t0 = time.perf_counter()
-    cluster = distributed.LocalCluster(
-        n_workers=args.workers, threads_per_worker=1, dashboard_address=None
-    )
-    client = distributed.Client(cluster)
-    client.run(lambda: __import__("tsanalyze.analysis.runset").analysis.runset.analyze)
-    start = time.perf_counter() - t0
-    before = client.run(_rss_mb)
-    t0 = time.perf_counter()
-    dask = analyze(df, rng=1, sides=sides, engine="dask", client=client)
-    t_dask = time.perf_counter() - t0
-    peak = client.run(_maxrss_mb)
-    client.close()
-    cluster.close()
-
-    t0 = time.perf_counter()
-    local = analyze(df, rng=1, sides=sides, jobs=1)
-    t_local = time.perf_counter() - t0
-    same = json.dumps(dask.to_dict(), sort_keys=True) == json.dumps(local.to_dict(), sort_keys=True)
-
-    scale = args.target_runs / args.runs
-    print(f"cluster start ({args.workers} workers, tsanalyze imported): {start:.1f} s")
-    print(f"dask engine, {args.workers} workers: {t_dask:.1f} s")
-    for addr in sorted(peak):
+    cli = [sys.executable, "-m", "tsanalyze", "report"]
+    common = ["-f", "json", "--seed", "1", "-q", "--jobs", str(opts.workers)]
+    print(f"load average at start: {os.getloadavg()} ({os.cpu_count()} cores)", flush=True)
+    if opts.files:
+        inputs = [str(f) for f in opts.files]
+        local_too = True
+    else:
+        t0 = time.perf_counter()
+        inputs = [str(p) for p in make_runs(opts.dir, opts.runs, opts.samples)]
         print(
-            f"  worker {addr}: peak RSS {peak[addr]:.0f} MiB "
-            f"(idle after imports {before[addr]:.0f} MiB)"
+            f"{opts.runs} runs x {opts.samples} samples ({opts.runs * opts.samples:.3g}) "
+            f"in {inputs[0]}, {inputs[1]} (made in {time.perf_counter() - t0:.0f} s)",
+            flush=True,
         )
-    print(f"local engine, 1 process: {t_local:.1f} s")
-    print(f"client peak RSS (both engines, the frame included): {_maxrss_mb():.0f} MiB")
-    print(f"identical JSON documents: {same}")
-    print(f"verdict: {[(c.benchmark, c.verdict, round(c.ratio, 4)) for c in dask.comparisons]}")
-    print(
-        f"linear extrapolation to {args.target_runs} runs: dask ~{t_dask * scale:.0f} s, "
-        f"local ~{t_local * scale:.0f} s (series work is linear in runs; the trials and "
-        f"comparison jobs hold a whole side, so compare two --runs for memory)"
-    )
-    print(f"load average after: {os.getloadavg()}")
+        local_too = opts.local
+    secs, dask_out, peaks = measure([*cli, *inputs, *common, "--engine", "dask"])
+    _show(f"dask engine, {opts.workers} workers", secs, peaks)
+    if local_too:
+        secs, local_out, peaks = measure([*cli, *inputs, *common])
+        _show(f"local engine, --jobs {opts.workers}", secs, peaks)
+        print(f"identical JSON documents: {dask_out == local_out}")
+    import json
+
+    doc = json.loads(dask_out)
+    for c in doc.get("comparisons", []):
+        print(f"  {c['benchmark']}: {c['verdict']} (ratio {c['ratio']:.4f})")
+    print(f"load average at end: {os.getloadavg()}")
 
 
 if __name__ == "__main__":

@@ -232,6 +232,25 @@ def test_several_runs_compare_at_run_level() -> None:
     )
 
 
+def test_runs_with_equal_estimates_on_one_side_are_compared() -> None:
+    # every run of side a has median 1000 on a 10 ns grid (a coarse timer): its run-to-run
+    # spread is exactly zero; Welch's test still applies (scipy's precision warning, an
+    # error under this suite's filterwarnings, is not raised) and a finding says so
+    ra = [simulate_run({"a": 1000.0}, n_rounds=100, rng=20 + i).frame for i in range(4)]
+    for f in ra:
+        f["time_ns"] = 1000.0 + 10.0 * np.round((f["time_ns"] - f["time_ns"].median()) / 10.0)
+    rb = [simulate_run({"a": 1200.0}, n_rounds=100, rng=30 + i).frame for i in range(4)]
+    fa, fb = pd.concat(ra, ignore_index=True), pd.concat(rb, ignore_index=True)
+    c = compare(fa, fb, rng=0)
+    assert c.test == "run-welch" and c.verdict == "slower"
+    assert "run-spread-zero" in {w.code for w in c.warnings}
+    with pytest.warns(RuntimeWarning, match="Precision loss"):  # scipy's, on the reference
+        expected = stats.ttest_ind(
+            fb.groupby("run")["time_ns"].median(), np.full(4, 1000.0), equal_var=False
+        )
+    assert c.pvalue == pytest.approx(float(expected.pvalue), rel=1e-9)
+
+
 def test_paired_trials_use_per_run_log_ratios() -> None:
     runs = [
         simulate_run({"a": 1000.0, "b": 1100.0}, n_rounds=100, rng=40 + i).frame for i in range(3)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner, Result
@@ -45,3 +46,16 @@ def cli() -> Callable[..., Result]:
         return runner.invoke(app, argv)
 
     return invoke
+
+
+@pytest.fixture(scope="session")
+def dask_client() -> Iterator[Any]:
+    """One in-process Dask cluster (two single-threaded workers in this process) for every
+    Dask test of the session; skipped without dask.distributed."""
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
+    )
+    with distributed.Client(cluster) as c:
+        yield c
+    cluster.close()

@@ -1,13 +1,14 @@
 """``engine="dask"`` and ``report --engine dask`` (issue 19): the local engine's report, as Dask tasks.
 
-One in-process LocalCluster (two single-threaded workers in this process) serves every test.
+One in-process LocalCluster (two single-threaded workers in this process, the `dask_client`
+fixture of conftest.py) serves every test.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,20 +20,16 @@ from tsanalyze.analysis.runset import analyze
 from tsanalyze.analysis.runset.dask_engine import INSTALL_HINT, DaskRunner
 from tsanalyze.datasets import simulate_run, simulate_trials
 from tsanalyze.errors import InvalidArgumentError
+from tsanalyze.io.series_source import parquet_series
 
 distributed = pytest.importorskip("distributed")
 
 SAMPLES = sorted((Path(__file__).parents[2] / "data" / "samples").glob("*.parquet"))
 
 
-@pytest.fixture(scope="module")
-def client() -> Iterator[Any]:
-    cluster = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
-    )
-    with distributed.Client(cluster) as c:
-        yield c
-    cluster.close()
+@pytest.fixture
+def client(dask_client: Any) -> Any:
+    return dask_client
 
 
 def _doc(result: Any) -> str:
@@ -52,6 +49,10 @@ def test_samples_identical_to_local_engine(client: Any) -> None:
     assert len(local.series) > len(SAMPLES) and local.comparisons
     assert ticks[-1][0] == ticks[-1][1] == len(local.series) + len(local.comparisons)
     assert client.status == "running"  # a client given is left open
+    # the files planned from their footers, each series read by its task on a worker
+    planned = parquet_series(SAMPLES)
+    assert planned is not None and planned.n_samples == len(df)
+    assert _doc(analyze(planned, rng=7, engine="dask", client=client)) == _doc(local)
 
 
 def test_simulated_run_set_identical_to_local_engine(client: Any) -> None:
@@ -128,4 +129,7 @@ def test_worker_process_identical_to_local_engine() -> None:
         distributed.Client(cluster) as c,
     ):
         dask = analyze(sim.frame, rng=2, engine="dask", client=c, baseline_benchmark="a")
+        # the series' readers pickled to that process, each series read there
+        read_there = analyze(parquet_series(SAMPLES), rng=2, engine="dask", client=c)
     assert _doc(dask) == _doc(local)
+    assert _doc(read_there) == _doc(analyze(tsanalyze.read_runs(SAMPLES), rng=2, jobs=1))

@@ -78,3 +78,33 @@ def test_a_file_of_another_tool_is_refused(tmp_path):
     pq.write_table(pa.table({"a": [1, 2]}), p)
     with pytest.raises(InvalidRunError, match="not a tsanalyze run"):
         scan_runs(p)
+
+
+def test_series_of_a_file_whose_row_groups_have_different_dictionaries(tmp_path):
+    # each row group with its own run/benchmark dictionary, as pyarrow writes a table
+    # made of separately encoded chunks (the bundled python-startup sample is such a file)
+    run = simulate_run({"x": 100.0, "y": 200.0}, n_rounds=50, rng=4, run="r1")
+    write_run(run.frame, tmp_path / "r.parquet", next(iter(run.frame.attrs["runs"].values())))
+    t = pq.read_table(tmp_path / "r.parquet")
+    meta = t.schema.metadata
+    parts = [t.slice(0, 50), t.slice(50)]
+    for i, part in enumerate(parts):  # the second part's dictionaries list y first
+        cols = {}
+        for name in part.column_names:
+            col = part.column(name).combine_chunks()
+            if pa.types.is_dictionary(col.type):
+                values = col.dictionary_decode()
+                order = pa.array(sorted(set(values.to_pylist()), reverse=bool(i)))
+                col = pa.DictionaryArray.from_arrays(
+                    pa.compute.index_in(values, value_set=order).cast(col.type.index_type), order
+                )
+            cols[name] = col
+        parts[i] = pa.table(cols)
+    merged = pa.concat_tables(parts).replace_schema_metadata(meta)
+    pq.write_table(merged, tmp_path / "r.parquet", row_group_size=50)
+    assert pq.ParquetFile(tmp_path / "r.parquet").metadata.num_row_groups == 2
+    found = scan_runs(tmp_path / "r.parquet")
+    full = read_runs(tmp_path / "r.parquet")
+    keys = zip(full["run"].astype(str), full["benchmark"].astype(str), strict=True)
+    want = list(dict.fromkeys(keys))
+    assert found.series() == want == [("r1", "x"), ("r1", "y")]

@@ -31,12 +31,13 @@ def argument_sides(args: Sequence[Path | str], runs_meta: Mapping[str, Any]) -> 
     """Run id -> side when several arguments were given: the runs found under a directory
     or glob argument are one side (named as typed), so that they are trials of it."""
     from tsanalyze.io.runs import expand_paths
+    from tsanalyze.io.series_source import files_of_url, is_url
 
     if len(args) < 2:
         return {}
     side_of_file: dict[str, str] = {}
     for arg in args:
-        for f in expand_paths([arg]):
+        for f in files_of_url(str(arg)) if is_url(arg) else expand_paths([arg]):
             side_of_file.setdefault(str(f), str(arg))
     return {
         rid: side_of_file[str(m.get("file"))]
@@ -47,8 +48,11 @@ def argument_sides(args: Sequence[Path | str], runs_meta: Mapping[str, Any]) -> 
 
 def report(
     files: Annotated[
-        list[Path],
-        typer.Argument(help="Run files (Parquet, or other tools' files), globs or directories."),
+        list[str],
+        typer.Argument(
+            help="Run files (Parquet, or other tools' files), globs or directories; Parquet "
+            "run files may be URLs (s3://…, file://…, any fsspec filesystem).",
+        ),
     ],
     output: opt.FormatOpt = opt.OutputFormat.table,
     html: opt.HtmlOpt = None,
@@ -96,15 +100,15 @@ def report(
     if html is not None or plots is not None:
         _import_figures_early()
     from tsanalyze.analysis.runset import analyze
-    from tsanalyze.io.runs import read_runs
+    from tsanalyze.io.series_source import ParquetSeries
 
     rng = opt.seed_value(seed)
-    with progress_bar("reading files", quiet=quiet) as reading:
-        df = read_runs(files, progress=reading)
-    sides = argument_sides(files, df.attrs.get("runs", {}))
+    data = _planned_or_read(files, engine, reference, quiet)
+    runs_meta = data.runs if isinstance(data, ParquetSeries) else data.attrs.get("runs", {})
+    sides = argument_sides(files, runs_meta)
     with progress_bar("analysing series", quiet=quiet) as update:
         analysis = analyze(
-            df, estimator=estimator.value, confidence_level=confidence_level, raw=raw,
+            data, estimator=estimator.value, confidence_level=confidence_level, raw=raw,
             baseline=baseline, baseline_benchmark=baseline_benchmark, jobs=jobs, rng=rng,
             progress=update, reference=reference, sides=sides, engine=engine.value,
             scheduler=scheduler,
@@ -112,6 +116,60 @@ def report(
     write_report(
         analysis, output=output, html=html, plots=plots, jobs=jobs, fail_on=fail_on, quiet=quiet
     )
+
+
+def _planned_or_read(files: Sequence[str], engine: opt.Engine, reference: str | None,
+                     quiet: bool) -> Any:  # fmt: skip
+    """What ``analyze`` is given. With ``--engine dask`` (or URLs, or local Parquet run
+    files of :data:`LOCAL_PLAN_ROWS` rows or more), Parquet run files are planned from
+    their footers and each task reads its own series (issue 19): this process never holds
+    the samples. Other tools' files, and ``--reference`` (the noise floor
+    needs every series at once), are read here into one frame, as by the local engine."""
+    from tsanalyze.io.runs import read_runs
+    from tsanalyze.io.series_source import is_url, parquet_series
+
+    urls = [f for f in files if is_url(f)]
+    if (engine is opt.Engine.dask or urls or _large(files)) and reference is None:
+        with progress_bar("reading footers", quiet=quiet):
+            planned = parquet_series(files)
+        if planned is not None:
+            return planned
+    if urls:
+        from tsanalyze.errors import InvalidArgumentError
+
+        why = "--reference needs" if reference is not None else "other tools' files need"
+        raise InvalidArgumentError(
+            f"{urls[0]}: a URL is read one series at a time, but {why} whole files read "
+            "here; give local paths"
+        )
+    with progress_bar("reading files", quiet=quiet) as reading:
+        return read_runs(files, progress=reading)
+
+
+#: from this many rows in all, the local engine too plans Parquet run files and its
+#: workers read their own series (the report process never holds the samples); below
+#: it, reading whole files once is cheaper than one filtered read per series
+LOCAL_PLAN_ROWS = 2_000_000
+
+
+def _large(files: Sequence[str]) -> bool:
+    """True when the footers of local Parquet inputs count LOCAL_PLAN_ROWS rows or more
+    (footers only; anything unreadable here is left to the reader that follows)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from tsanalyze.errors import TsanalyzeError
+    from tsanalyze.io.footer import expand_paths
+
+    rows = 0
+    try:
+        for path in expand_paths(files):
+            if path.suffix != ".parquet":
+                return False
+            rows += pq.read_metadata(path).num_rows
+    except (OSError, ValueError, pa.ArrowException, TsanalyzeError):  # the reader says it
+        return False
+    return rows >= LOCAL_PLAN_ROWS
 
 
 def _import_figures_early() -> None:

@@ -46,6 +46,7 @@ class RunFiles:
         out: dict[tuple[str, str], None] = {}
         for f in self.files:
             t = _dataset(f, self.filesystem).to_table(columns=["run", "benchmark"])
+            t = t.unify_dictionaries()  # row groups may carry different dictionaries
             pairs = t.group_by(["run", "benchmark"], use_threads=False).aggregate([])
             for r, b in zip(
                 *(pairs.column(c).to_pylist() for c in ("run", "benchmark")), strict=True

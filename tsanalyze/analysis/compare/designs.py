@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Literal
 
@@ -371,7 +372,20 @@ def run_level(sa: Side, sb: Side, matched: Matched | None, opts: Options) -> Out
     va = float(ea.var(ddof=1)) if ka > 1 else math.nan
     vb = float(eb.var(ddof=1)) if kb > 1 else math.nan
     if ka >= 2 and kb >= 2 and (va > 0 or vb > 0):
-        res = stats.ttest_ind(eb, ea, equal_var=False)
+        if va == 0 or vb == 0:
+            findings.append(
+                Finding(
+                    "run-spread-zero",
+                    "every run of one side gave the same estimate (a timer grid or a "
+                    "constant time): that side's run-to-run spread is taken as zero",
+                    "info",
+                )
+            )
+        with warnings.catch_warnings():
+            # scipy warns of precision loss when one side's values are all equal; the
+            # variances are exact then (zero), and so is Welch's statistic
+            warnings.filterwarnings("ignore", "Precision loss", RuntimeWarning)
+            res = stats.ttest_ind(eb, ea, equal_var=False)
         stat, p, df = float(res.statistic), float(res.pvalue), float(res.df)
         se_a, se_b = math.sqrt(va / ka), math.sqrt(vb / kb)
         test = "run-welch"

@@ -21,7 +21,13 @@ from tsanalyze._validation import check_confidence_level, check_positive_int
 from tsanalyze.analysis._seed import root_seed as _root_seed
 from tsanalyze.analysis.compare import Comparison, adjust_verdicts
 from tsanalyze.analysis.runset import plan
-from tsanalyze.analysis.runset.executor import Runner, run_compare, run_series_kept, run_trials
+from tsanalyze.analysis.runset.executor import (
+    Runner,
+    run_compare,
+    run_read_series_kept,
+    run_series_kept,
+    run_trials,
+)
 from tsanalyze.analysis.runset.results import ComparisonRow, RunAnalysis, TrialsRow
 from tsanalyze.analysis.series import analyze_series
 from tsanalyze.analysis.trials import findings_once
@@ -34,7 +40,7 @@ ProgressCallback = Callable[[int, int], None]
 
 
 def analyze(
-    data: pd.DataFrame | pd.Series | ArrayLike,
+    data: pd.DataFrame | plan.SeriesSource | pd.Series | ArrayLike,
     *,
     estimator: LocationEstimatorName = "median",
     confidence_level: float = 0.95,
@@ -54,10 +60,13 @@ def analyze(
 
     Parameters
     ----------
-    data : DataFrame, Series or array_like
+    data : DataFrame, SeriesSource, Series or array_like
         The frame of :func:`tsanalyze.read_runs` (columns ``benchmark``, ``run``,
-        ``sample``, ``time_ns``, and ``ns``/``evals`` when present), or one series of
-        per-evaluation times in ns (then the result holds that one series, unlabelled,
+        ``sample``, ``time_ns``, and ``ns``/``evals`` when present); or Parquet run files
+        planned from their metadata (:func:`tsanalyze.io.series_source.parquet_series`),
+        whose series each task reads itself (on a Dask worker with ``engine="dask"``:
+        this process never holds the samples; the result is the frame's); or one series
+        of per-evaluation times in ns (then the result holds that one series, unlabelled,
         analysed with ``rng`` itself, and no comparison).
     estimator : {"median", "min", "mean", "trimmed_mean"}
         Location estimator of every estimate and comparison.
@@ -141,12 +150,22 @@ def analyze(
     1.1
     """
     check_confidence_level(confidence_level)
-    if not isinstance(data, pd.DataFrame):
+    if not isinstance(data, (pd.DataFrame, plan.SeriesSource)):
         return _one_series(data, estimator, confidence_level, raw, rng)
-    workers = _analyze_iv(data, jobs)
+    frame = data if isinstance(data, pd.DataFrame) else None
+    source = None if isinstance(data, pd.DataFrame) else data
+    if frame is not None:
+        workers = _analyze_iv(frame, jobs)
+        runs_meta: dict[str, Any] = dict(frame.attrs.get("runs", {}))
+        lay = plan.layout(frame, runs_meta, sides)
+        n_samples = len(frame)
+    else:
+        assert source is not None
+        workers = _source_iv(source, jobs, reference)
+        runs_meta = dict(source.runs)
+        lay = plan.source_layout(source, sides)
+        n_samples = int(source.n_samples)
     root_seed = _root_seed(rng)
-    runs_meta: dict[str, dict[str, Any]] = dict(data.attrs.get("runs", {}))
-    lay = plan.layout(data, runs_meta, sides)
     run_order = lay.run_order
     base_run = (
         plan.match_run(baseline, runs_meta, run_order, lay.group_of)
@@ -162,7 +181,12 @@ def analyze(
         raise InvalidArgumentError(f"reference: no benchmark named {reference!r} in this run set")
     children = np.random.SeedSequence(root_seed).spawn(len(lay.keys))
     seeds = [int(c.generate_state(1, dtype=np.uint32)[0]) for c in children]
-    job_list = plan.series_jobs(data, lay, runs_meta, seeds, estimator, confidence_level, raw)
+    job_list: Sequence[Any]
+    if frame is not None:
+        job_list = plan.series_jobs(frame, lay, runs_meta, seeds, estimator, confidence_level, raw)
+    else:
+        assert source is not None
+        job_list = plan.read_series_jobs(source, lay, seeds, estimator, confidence_level, raw)
 
     done = [0, len(job_list)]
 
@@ -171,13 +195,15 @@ def analyze(
         if progress is not None:
             progress(done[0], done[1])
 
-    runner = _runner(engine, workers, len(data), client, scheduler, jobs)
+    runner = _runner(engine, workers, n_samples, client, scheduler, jobs)
     try:
-        pairs = runner.map(run_series_kept, job_list, tick)
+        pairs = runner.map(
+            run_series_kept if source is None else run_read_series_kept, job_list, tick
+        )
         results = [s for s, _ in pairs]
         cmp_jobs = plan.comparison_jobs(
-            data, lay, results, base_run, baseline_benchmark, estimator, confidence_level,
-            root_seed, runs_meta,
+            frame, lay, results, base_run, baseline_benchmark,
+            estimator, confidence_level, root_seed, runs_meta, source,
         )  # fmt: skip
         trial_jobs = plan.trials_jobs(results, lay, estimator, confidence_level, root_seed)
         cmp_jobs, trial_jobs = _with_assessments(lay, pairs, cmp_jobs, trial_jobs)
@@ -194,7 +220,8 @@ def analyze(
     if reference is not None:
         from tsanalyze.analysis.noise import noise_floor
 
-        floor = noise_floor(data, reference)
+        assert frame is not None  # _source_iv refuses a reference without the frame
+        floor = noise_floor(frame, reference)
     return RunAnalysis(
         series=tuple(results),
         comparisons=tuple(comparisons),
@@ -292,9 +319,24 @@ def _analyze_iv(df: pd.DataFrame, jobs: int | None) -> int:
         )
     if len(df) == 0:
         raise NotEnoughData("df: holds no samples")
+    return _workers_of(jobs)
+
+
+def _workers_of(jobs: int | None) -> int:
     if jobs is None:
         return max(1, os.cpu_count() or 1)
     return check_positive_int(jobs, "jobs")
+
+
+def _source_iv(source: plan.SeriesSource, jobs: int | None, reference: str | None) -> int:
+    if not source.keys or source.n_samples <= 0:
+        raise NotEnoughData("data: the run files hold no samples")
+    if reference is not None:
+        raise InvalidArgumentError(
+            "reference: the noise floor needs the samples of every series at once; "
+            "analyse the frame of read_runs instead"
+        )
+    return _workers_of(jobs)
 
 
 def _with_context(t: TrialsRow, job: plan.TrialsJob, results: Sequence[Any]) -> TrialsRow:

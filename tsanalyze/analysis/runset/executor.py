@@ -13,14 +13,20 @@ from typing import Any, TypeVar
 from tsanalyze import _workers
 from tsanalyze._result import Finding
 from tsanalyze.analysis.compare import Comparison, compare
-from tsanalyze.analysis.runset.plan import CompareJob, SeriesJob, TrialsJob
+from tsanalyze.analysis.runset.plan import CompareJob, ReadSeriesJob, SeriesJob, SideRef, TrialsJob
 from tsanalyze.analysis.runset.results import TrialsRow
 from tsanalyze.analysis.series import SeriesAnalysis, analyze_series
 from tsanalyze.stats.dependence import keep, kept
 
 __all__ = [
-    "Runner", "run_compare", "run_series", "run_series_kept", "run_trials", "shutdown_pools",
-]  # fmt: skip
+    "Runner",
+    "run_compare",
+    "run_read_series_kept",
+    "run_series",
+    "run_series_kept",
+    "run_trials",
+    "shutdown_pools",
+]
 
 #: below this many samples in total, worker processes cost more than they save
 _PARALLEL_MIN_SAMPLES = 100_000
@@ -70,11 +76,19 @@ def run_series_kept(job: SeriesJob) -> tuple[SeriesAnalysis, Any]:
     return s, kept(s.segment) if s.segment.size else None
 
 
+def run_read_series_kept(job: ReadSeriesJob) -> tuple[SeriesAnalysis, Any]:
+    """Read one series where this runs (a worker), then :func:`run_series_kept`."""
+    return run_series_kept(job.job())
+
+
 def run_compare(job: CompareJob) -> Comparison:
-    """Make one comparison (its verdict is given again after the family's adjustment)."""
+    """Make one comparison (its verdict is given again after the family's adjustment); a
+    side given as a :class:`SideRef` is read here."""
     keep(job.assessments)
+    a = job.a.frame() if isinstance(job.a, SideRef) else job.a
+    b = job.b.frame() if isinstance(job.b, SideRef) else job.b
     return compare(
-        job.a, job.b, estimator=job.estimator, confidence_level=job.confidence_level,
+        a, b, estimator=job.estimator, confidence_level=job.confidence_level,
         benchmark=job.benchmark, paired=job.paired, rng=job.seed,
     )  # fmt: skip
 

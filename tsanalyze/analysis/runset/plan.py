@@ -9,9 +9,9 @@ does not depend on how many workers run them (:mod:`.executor`).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 import pandas as pd
@@ -26,15 +26,21 @@ from tsanalyze.stats.estimators import LocationEstimatorName
 __all__ = [
     "CompareJob",
     "Layout",
+    "ReadSeriesJob",
     "SeriesJob",
+    "SeriesSource",
+    "SideRef",
     "TrialsJob",
     "comparison_jobs",
     "declared_order",
     "interleaved",
     "layout",
     "match_run",
+    "read_series_jobs",
+    "series_job",
     "series_jobs",
     "side_of",
+    "source_layout",
     "trials_jobs",
 ]
 
@@ -56,6 +62,34 @@ class SharedMeta(dict):  # type: ignore[type-arg]
 
     def __reduce__(self) -> tuple[Any, ...]:  # pickled (to a worker) as what it holds
         return (SharedMeta, (dict(self),))
+
+
+#: reads one series where it is called: ``reader(columns)`` -> the series' run-format frame
+SeriesReader = Callable[[Sequence[str]], pd.DataFrame]
+
+
+@runtime_checkable
+class SeriesSource(Protocol):
+    """Run files planned from their metadata, whose series the workers read themselves.
+
+    :func:`tsanalyze.io.series_source.parquet_series` makes one (the analysis layer reads
+    no file: it only calls the readers it is given, on the workers).
+    """
+
+    @property
+    def runs(self) -> Mapping[str, Mapping[str, Any]]:
+        """Run id -> its metadata (``"file"``: the path or URL it is read from)."""
+
+    @property
+    def keys(self) -> Sequence[tuple[str, str]]:
+        """Every (run, benchmark) series the files hold."""
+
+    @property
+    def n_samples(self) -> int:
+        """Samples in all (from the footers)."""
+
+    def reader(self, run: str, benchmark: str) -> SeriesReader:
+        """A small picklable callable that reads that one series, and only it."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -91,6 +125,60 @@ class SeriesJob:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class ReadSeriesJob:
+    """One series to analyse, read by the task itself (a :class:`SeriesSource`'s reader)."""
+
+    reader: SeriesReader
+    benchmark: str
+    run: str
+    seed: int
+    estimator: LocationEstimatorName
+    confidence_level: float
+    raw: bool
+
+    def job(self) -> SeriesJob:
+        """Read the series and make its :class:`SeriesJob` (as :func:`series_jobs` would)."""
+        return series_job(
+            self.reader(()), self.run, self.benchmark, self.seed, self.estimator,
+            self.confidence_level, self.raw,
+        )  # fmt: skip
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SideRef:
+    """One side of a comparison, read by the task itself: each series' stable segment
+    ``[start, stop)`` (in sample order), as :func:`comparison_jobs` slices the frame."""
+
+    parts: tuple[tuple[SeriesReader, str, int, int], ...]  # reader, run, start, stop
+    runs: tuple[str, ...]  # the categories of ``run`` (every run, in run order)
+    meta: Mapping[str, Any]  # run id -> metadata of the side's runs
+
+    def frame(self) -> pd.DataFrame:
+        """The rows of the segments, with the columns of :func:`comparison_jobs`' sides
+        (read one series at a time into columns allocated once; ``run`` from codes)."""
+        code = {r: i for i, r in enumerate(self.runs)}
+        n = sum(stop - start for _, _, start, stop in self.parts)
+        runs = np.empty(n, np.int32)
+        cols: dict[str, np.ndarray] = {}
+        at = 0
+        for read, rid, start, stop in self.parts:
+            df = read(())
+            for c in _COMPARE_COLUMNS[1:]:
+                v = df[c].to_numpy()
+                if c not in cols:
+                    cols[c] = np.empty(n, v.dtype)
+                cols[c][at : at + stop - start] = v[start:stop]
+            runs[at : at + stop - start] = code[rid]
+            at += stop - start
+            del df
+        cats = pd.Index(self.runs, dtype=object)
+        run = pd.Categorical.from_codes(runs, categories=cats)
+        side = pd.DataFrame({"run": run, **cols}, copy=False)
+        side.attrs["runs"] = SharedMeta(self.meta)
+        return side
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class CompareJob:
     """One comparison (:func:`tsanalyze.compare`) and the family it is adjusted in."""
 
@@ -100,8 +188,8 @@ class CompareJob:
     baseline_benchmark: str
     run: str
     baseline_run: str
-    a: pd.DataFrame
-    b: pd.DataFrame
+    a: pd.DataFrame | SideRef
+    b: pd.DataFrame | SideRef
     estimator: LocationEstimatorName
     confidence_level: float
     seed: int
@@ -186,7 +274,7 @@ def match_run(
     )
 
 
-def interleaved(df: pd.DataFrame, rid: str, meta: Mapping[str, Any] | None) -> bool:
+def interleaved(df: pd.DataFrame | None, rid: str, meta: Mapping[str, Any] | None) -> bool:
     """Was run ``rid`` recorded in interleaved rounds (so its benchmarks pair by round)?
 
     The collector records ``collector.interleave``; imported runs (hyperfine, Go, JMH,
@@ -195,7 +283,7 @@ def interleaved(df: pd.DataFrame, rid: str, meta: Mapping[str, Any] | None) -> b
     """
     if meta is not None:
         return schema.interleaved(meta)
-    if "position" not in df.columns:
+    if df is None or "position" not in df.columns:
         return True
     pos = df.loc[df["run"] == rid, "position"]
     return bool(pos.nunique() > 1)
@@ -222,6 +310,43 @@ def series_jobs(
     return jobs
 
 
+def series_job(
+    df: pd.DataFrame, rid: str, name: str, seed: int, estimator: LocationEstimatorName,
+    confidence_level: float, raw: bool,
+) -> SeriesJob:  # fmt: skip
+    """The job of one series from its own frame (the rows of :func:`series_jobs`' slice)."""
+    inputs = series_inputs(
+        df["evals"].to_numpy() if "evals" in df.columns else None,
+        df["ns"].to_numpy(dtype=np.float64) if "ns" in df.columns else None,
+        df.attrs.get("runs", {}).get(rid),
+    )  # fmt: skip
+    x = df["time_ns"].to_numpy(dtype=np.float64)
+    return SeriesJob(name, rid, x, seed, estimator, confidence_level, raw, inputs)
+
+
+def source_layout(source: SeriesSource, sides: Mapping[str, str] | None = None) -> Layout:
+    """:func:`layout` of run files planned from their metadata: the same run order, keys
+    and sides, and no row positions (each task reads its own series)."""
+    runs_meta = source.runs
+    found = {r for r, _ in source.keys}
+    run_order = [r for r in runs_meta if r in found]
+    rank = {r: i for i, r in enumerate(run_order)}
+    keys = sorted(dict.fromkeys(source.keys), key=lambda rb: (rb[1], rank[rb[0]]))
+    group_of = {rid: side_of(rid, runs_meta.get(rid), sides) for rid in run_order}
+    return Layout(run_order, keys, {}, group_of)
+
+
+def read_series_jobs(
+    source: SeriesSource, lay: Layout, seeds: Sequence[int], estimator: LocationEstimatorName,
+    confidence_level: float, raw: bool,
+) -> list[ReadSeriesJob]:  # fmt: skip
+    """One job per series in ``lay.keys`` order, each reading its series where it runs."""
+    return [
+        ReadSeriesJob(source.reader(rid, name), name, rid, seed, estimator, confidence_level, raw)
+        for (rid, name), seed in zip(lay.keys, seeds, strict=True)
+    ]
+
+
 def declared_order(names: Sequence[str], meta: Mapping[str, Any] | None) -> list[str]:
     """``names`` in the order the run declared its targets (hyperfine's commands are
     listed in the order given), else sorted by name. The first is the default baseline."""
@@ -236,9 +361,9 @@ def declared_order(names: Sequence[str], meta: Mapping[str, Any] | None) -> list
 
 
 def comparison_jobs(
-    df: pd.DataFrame, lay: Layout, results: Sequence[SeriesAnalysis], base_run: str,
+    df: pd.DataFrame | None, lay: Layout, results: Sequence[SeriesAnalysis], base_run: str,
     baseline_benchmark: str | None, estimator: LocationEstimatorName, confidence_level: float,
-    root_seed: int, runs_meta: RunsMeta | None = None,
+    root_seed: int, runs_meta: RunsMeta | None = None, source: SeriesSource | None = None,
 ) -> list[CompareJob]:  # fmt: skip
     """The comparisons the user asked for, each on the series' analysed segments.
 
@@ -258,25 +383,40 @@ def comparison_jobs(
       suite of unrelated benchmarks (Go, Google Benchmark, JMH, pyperf, ...) is never
       compared within itself; JMH forks and pyperf worker processes are trials of one
       side, never compared with each other.
+
+    With a ``source`` (run files planned from their metadata; ``df`` is then None), each
+    side is a :class:`SideRef`: the task reads the segments itself.
     """
-    meta = runs_meta or {}
-    cols = [c for c in _COMPARE_COLUMNS if c in df.columns]
     by_key = {(s.run, s.benchmark): s for s in results}
+    if source is not None:
+        meta = source.runs
+        order = tuple(lay.run_order)
 
-    # issue 24: the frame's attrs (every run's metadata) would be deep-copied by pandas on
-    # every slice; each side carries only the metadata of its own runs
-    bare = pd.DataFrame({c: df[c] for c in cols}, copy=False)
-    meta = runs_meta if runs_meta is not None else df.attrs.get("runs", {})
+        def segment(runs: Sequence[str], name: str) -> pd.DataFrame | SideRef:
+            parts = tuple(
+                (source.reader(rid, name), rid, by_key[(rid, name)].start,
+                 by_key[(rid, name)].stop)
+                for rid in runs if (rid, name) in by_key
+            )  # fmt: skip
+            return SideRef(parts, order, {rid: meta[rid] for rid in runs if rid in meta})
 
-    def segment(runs: Sequence[str], name: str) -> pd.DataFrame:
-        parts = []
-        for rid in runs:
-            if (rid, name) in by_key:
-                s = by_key[(rid, name)]
-                parts.append(lay.rows[(rid, name)][s.start : s.stop])
-        side = bare.iloc[np.concatenate(parts)]
-        side.attrs["runs"] = SharedMeta({rid: meta[rid] for rid in runs if rid in meta})
-        return side
+    else:
+        assert df is not None
+        cols = [c for c in _COMPARE_COLUMNS if c in df.columns]
+        # issue 24: the frame's attrs (every run's metadata) would be deep-copied by pandas
+        # on every slice; each side carries only the metadata of its own runs
+        bare = pd.DataFrame({c: df[c] for c in cols}, copy=False)
+        meta = runs_meta if runs_meta is not None else df.attrs.get("runs", {})
+
+        def segment(runs: Sequence[str], name: str) -> pd.DataFrame | SideRef:
+            parts = []
+            for rid in runs:
+                if (rid, name) in by_key:
+                    s = by_key[(rid, name)]
+                    parts.append(lay.rows[(rid, name)][s.start : s.stop])
+            side = bare.iloc[np.concatenate(parts)]
+            side.attrs["runs"] = SharedMeta({rid: meta[rid] for rid in runs if rid in meta})
+            return side
 
     groups = lay.groups
     names_in_group = {

@@ -1,0 +1,64 @@
+"""The local engine plans large Parquet inputs (issue 19): from ``LOCAL_PLAN_ROWS`` rows
+its workers read their own series, and the report is the one made from files read whole."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from typer.testing import Result
+
+import tsanalyze.cli.report as report_cli
+from tsanalyze.datasets import simulate_trials
+from tsanalyze.io.runs import write_runs
+from tsanalyze.io.series_source import ParquetSeries
+
+SAMPLES = sorted((Path(__file__).parents[2] / "data" / "samples").glob("*.parquet"))
+
+
+@pytest.fixture(scope="module")
+def trial_files(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    out = tmp_path_factory.mktemp("planned")
+    paths = []
+    for k, (name, b) in enumerate((("old", 1100.0), ("new", 1155.0))):
+        sim = simulate_trials(2, benchmarks={"a": 1000.0, "b": b}, n_rounds=300, evals=7,
+                              rng=40 + k)  # fmt: skip
+        write_runs(sim.frame, out / f"{name}.parquet", sim.frame.attrs["runs"].values())
+        paths.append(out / f"{name}.parquet")
+    return paths
+
+
+@pytest.mark.parametrize("which", ["samples", "trials"])
+def test_planned_local_report_is_the_read_one(
+    which: str,
+    trial_files: list[Path],
+    cli: Callable[..., Result],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    files = SAMPLES if which == "samples" else trial_files
+    read = cli("report", *files, "-f", "json", "--seed", "3", "-q", "-j", "1")
+    assert read.exit_code == 0, read.output
+    monkeypatch.setattr(report_cli, "LOCAL_PLAN_ROWS", 1)
+    planned = cli("report", *files, "-f", "json", "--seed", "3", "-q", "-j", "1")
+    assert planned.exit_code == 0, planned.output
+    assert planned.stdout == read.stdout
+
+
+def test_the_row_count_decides(trial_files: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    from tsanalyze.cli._options import Engine
+
+    files = [str(p) for p in trial_files]  # 2 x 2 runs x 2 benchmarks x 300 rounds
+    monkeypatch.setattr(report_cli, "LOCAL_PLAN_ROWS", 2400)
+    assert report_cli._large(files)
+    assert isinstance(report_cli._planned_or_read(files, Engine.local, None, True), ParquetSeries)
+    monkeypatch.setattr(report_cli, "LOCAL_PLAN_ROWS", 2401)
+    assert not report_cli._large(files)
+    assert not isinstance(
+        report_cli._planned_or_read(files, Engine.local, None, True), ParquetSeries
+    )
+    # --reference needs every series at once: read whole, whatever the size
+    monkeypatch.setattr(report_cli, "LOCAL_PLAN_ROWS", 1)
+    assert not isinstance(
+        report_cli._planned_or_read(files, Engine.local, "a", True), ParquetSeries
+    )
