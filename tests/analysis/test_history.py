@@ -147,3 +147,58 @@ def test_cli_json_and_fail_on(tmp_path) -> None:  # type: ignore[no-untyped-def]
     assert r.exit_code == 1 and "a" in r.output
     r = CliRunner().invoke(app, ["history", str(path), "--since", "nope"])
     assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1
+
+
+def test_gls_scan_whitens_like_cholesky_and_is_standard_normal_under_its_model() -> None:
+    # the Kalman whitening equals the inverse Cholesky factor of the AR(1)+white
+    # covariance (independent reference), and each split's score is N(0, 1) under it
+    from tsanalyze.analysis.history.scan import GlsScan
+
+    rng = np.random.default_rng(12)
+    n, phi, sw = 40, 0.7, 1.0
+    white = rng.uniform(0.2, 0.8, n)
+    lag = np.abs(np.subtract.outer(np.arange(n), np.arange(n)))
+    cov = sw**2 * phi**lag + np.diag(white)
+    chol = np.linalg.cholesky(cov)
+    g = GlsScan(sw, phi, white)
+    v = rng.standard_normal((3, n))
+    assert np.allclose(g.whiten(v), np.linalg.solve(chol, v.T).T)
+    x = (chol @ rng.standard_normal((n, 4000))).T + 5.0  # any level
+    t2 = g.scan(x).profile ** 2
+    assert np.all(np.abs(t2.mean(axis=0) - 1.0) < 0.12)
+    # a step at 25 is the best split of a noiseless step series
+    step = (np.arange(n) >= 25).astype(float)
+    assert int(g.scan(step[None, :], 2).best[0]) == 25
+
+
+def test_despike_bounds_a_spike_and_keeps_a_step() -> None:
+    from tsanalyze.analysis.history.scan import despike
+
+    rng = np.random.default_rng(13)
+    x = rng.standard_normal(60) * 0.01
+    x[40:] += 0.05
+    y = x.copy()
+    y[20] += 0.5
+    d = despike(y)
+    assert d[20] - x[20] < 0.05  # the spike keeps at most k local sds
+    assert np.allclose(np.delete(d, 20), np.delete(despike(x), 20), atol=0.01)
+    assert d[40:].mean() - d[:40].mean() > 0.04  # the step is left alone
+
+
+def test_regime_switching_series_falls_back_to_the_bounded_cusum() -> None:
+    # a machine switching between speed regimes from run to run (many wild commit-to-
+    # commit jumps) is not scanned with the GLS scan; an AR(1) history with a step is
+    from tsanalyze.analysis.history.detect import SeriesDetector
+
+    rng = np.random.default_rng(14)
+    n = 200
+    regime = rng.choice([0.0, 0.2, 0.4], n, p=[0.7, 0.2, 0.1])
+    x = regime + 0.01 * rng.standard_normal(n)
+    det = SeriesDetector(x, np.ones(n), np.zeros(n), rng, n_null=50, n_refit=2)
+    assert det.wild_share() > 0.05 and not det.use_gls
+    df = simulate_history(150, ["a"], changes=[SimulatedChange("a", 70, 1.08)], rng=rng)
+    from tsanalyze.analysis.history.series import build_series
+
+    s = build_series(df)[0][0]
+    det = SeriesDetector(s.x, s.runs, s.within_var, rng, n_null=50, n_refit=2)
+    assert det.use_gls

@@ -270,9 +270,7 @@ def history(
     full_list = list(commits) if commits is not None else []
     full = {c: i for i, c in enumerate(full_list)} if commits is not None else None
     findings: list[Finding] = []
-    jobs = [
-        _Job(s, series_seed(root, s.benchmark, s.machine, s.env), n_null) for s in all_series
-    ]
+    jobs = [_Job(s, series_seed(root, s.benchmark, s.machine, s.env), n_null) for s in all_series]
     decided: dict[str, Any] = {}
 
     def decide(firsts: list[tuple[float, int]]) -> list[tuple[float, bool, float]]:
@@ -405,9 +403,7 @@ def _finish(work: _Work, decided: tuple[float, bool, float]) -> _SeriesOut:
     cps: list[tuple[int, float]] = det.segment((p0, t0), threshold) if rej else []
     pos = [c for c, _ in cps]
     bounds = [0, *pos, s.x.size]
-    located: list[Located] = [
-        det.locate(bounds[j], pos[j], bounds[j + 2]) for j in range(len(pos))
-    ]
+    located: list[Located] = [det.locate(bounds[j], pos[j], bounds[j + 2]) for j in range(len(pos))]
     # outlier runs: one-commit excursions from their segment's level
     level = np.empty_like(s.x)
     for a, b in itertools.pairwise(bounds):

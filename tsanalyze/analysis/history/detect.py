@@ -7,6 +7,11 @@ wandering AR(1) level, the run-to-run and the within-run variance, through the v
 scan. So the false-alarm rate of the first test of a series is the level it is read at,
 whatever the noise's size and dependence, as far as the fitted model holds.
 
+The scan is the likelihood-ratio (GLS) scan under the fitted AR(1)-plus-white noise
+(:class:`.scan.GlsScan`) on the despiked series, unless the series' commit-to-commit
+differences have too many wild jumps for that model (a machine switching between speed
+regimes); then it is the bounded CUSUM of levels (:func:`.scan.scan`).
+
 The location and size of an accepted change are bootstrapped the same way: series with
 the fitted step at the estimated commit plus simulated noise are scanned again. The set of
 commits is every split whose profile falls below the maximum by less than the bootstrap's
@@ -35,9 +40,18 @@ import numpy as np
 
 from tsanalyze._typing import Float64Array
 from tsanalyze.analysis.history.noise import NoiseModel, fit_noise, simulate_noise
-from tsanalyze.analysis.history.scan import HUBER_K, scan, tail_pvalue
+from tsanalyze.analysis.history.scan import HUBER_K, GlsScan, Scan, despike, scan, tail_pvalue
 
 __all__ = ["Located", "SeriesDetector", "huber_levels"]
+
+#: robust z beyond which a whitened innovation is called wild (Gaussian: 0.05% of them)
+WILD_Z = 3.5
+#: share of wild innovations above which the AR(1) model is not trusted for the GLS scan
+WILD_SHARE = 0.02
+
+_MAD_TO_SD = 1.482602218505602
+#: refitted noise models the location bootstrap is analysed under (each an n² GLS scan)
+LOCATE_REFITS = 5
 
 #: commits a level must hold on each side of a change (one commit is a spike)
 MIN_SEG = 2
@@ -92,7 +106,49 @@ class SeriesDetector:
         var = self.model.marginal_var
         self.sd: Float64Array = np.sqrt(var)
         self.degenerate = not bool(np.all(self.sd > 0)) or x.size < 2 * min_seg + 1
+        # the refitted models (re-anchored to the fit's variance): the null's and the
+        # location bootstrap's view of the uncertainty of the fit
+        self.refits: list[NoiseModel] = [self.model]
         self.null = None if self.degenerate else self._predictive_null(n_null, n_refit)
+        # spikes bounded before any scan, the same way for the data and the null
+        self.xd: Float64Array = despike(x)
+        self._scans: dict[tuple[int, int], GlsScan] = {}
+        self.use_gls = not self.degenerate and self.wild_share() <= WILD_SHARE
+
+    def __getstate__(self) -> dict[str, object]:
+        # the GLS scans are a cache (n² floats each): rebuilt where needed, not shipped
+        state = dict(self.__dict__)
+        state["_scans"] = {}
+        return state
+
+    def wild_share(self) -> float:
+        """Share of the despiked series' commit-to-commit differences beyond
+        :data:`WILD_Z` robust sds (their MAD). A Gaussian AR(1)-plus-white history, with
+        a few steps, has almost none; a machine that switches between speed regimes from
+        run to run (several runner types under one name) has many, and the GLS scan,
+        which weighs the jump between neighbouring commits, would take every switch for
+        a step: such series are scanned with the bounded CUSUM of levels instead
+        (:func:`.scan.scan`)."""
+        d = np.diff(self.xd)
+        dev = np.abs(d - np.median(d))
+        mad = _MAD_TO_SD * float(np.median(dev))
+        if not mad > 0:
+            return 0.0
+        return float(np.mean(dev > WILD_Z * mad))
+
+    def _scan(self, rows: Float64Array, lo: int, hi: int, g: GlsScan | None = None) -> Scan:
+        """The scan in use over [lo, hi) of ``rows`` (despiked for the GLS scan)."""
+        if self.use_gls:
+            return (g or self.gls(lo, hi)).scan(despike(rows), self.min_seg)
+        return scan(rows, self.sd[lo:hi], min_seg=self.min_seg)
+
+    def gls(self, lo: int, hi: int) -> GlsScan:
+        """The GLS scan of commits [lo, hi) under the fitted noise (cached)."""
+        key = (lo, hi)
+        if key not in self._scans:
+            m = self.model
+            self._scans[key] = GlsScan(m.sd_wander, m.phi, m.white_var[lo:hi])
+        return self._scans[key]
 
     def _predictive_null(self, n_null: int, n_refit: int) -> Float64Array:
         """Null series that carry the uncertainty of the fitted noise: ``n_refit`` series
@@ -106,6 +162,7 @@ class SeriesDetector:
         pilot = simulate_noise(self.model, n_refit, self.rng)
         per = -(-n_null // n_refit)
         parts = []
+        self.refits = []
         for row in pilot:
             m = fit_noise(row, ones, np.zeros(n))
             m = dataclasses.replace(m, white_var=np.maximum(m.white_var, 0.0))
@@ -114,6 +171,9 @@ class SeriesDetector:
             # the refit's total variance is re-anchored to the observed fit's, keeping
             # its dependence: the scale is well estimated, the dependence is not
             ratio = self.model.marginal_var / m.marginal_var
+            self.refits.append(dataclasses.replace(
+                m, sd_wander=m.sd_wander * math.sqrt(float(np.median(ratio))),
+                white_var=m.white_var * ratio))  # fmt: skip
             parts.append(simulate_noise(m, per, self.rng) * np.sqrt(ratio))
         out: Float64Array = np.concatenate(parts)[:n_null]
         return out
@@ -131,9 +191,8 @@ class SeriesDetector:
         """Calibrated p-value of one change in commits [lo, hi) and its best split."""
         if self.null is None or hi - lo < 2 * self.min_seg + 1:
             return math.nan, -1
-        sd = self.sd[lo:hi]
-        obs = scan(self.x[lo:hi], sd, min_seg=self.min_seg)
-        null = scan(self.null[:, lo:hi], sd, min_seg=self.min_seg).statistic
+        obs = self._scan(self.x[lo:hi], lo, hi)
+        null = self._scan(self.null[:, lo:hi], lo, hi).statistic
         return tail_pvalue(float(obs.statistic), null), lo + int(obs.best)
 
     def segment(self, first: tuple[float, int], threshold: float) -> list[tuple[int, float]]:
@@ -160,28 +219,47 @@ class SeriesDetector:
         lev_l = float(huber_levels(x, sd, left))
         lev_r = float(huber_levels(x, sd, ~left))
         delta = lev_r - lev_l
-        obs = scan(x, sd, min_seg=self.min_seg)
+        g = self.gls(lo, hi) if self.use_gls else None
+        obs = self._scan(x, lo, hi, g)
         prof = obs.profile / obs.scale
         valid = np.zeros(length - 1, dtype=bool)
         valid[self.min_seg - 1 : length - self.min_seg] = True
         top = float(np.max(np.where(valid, prof, -np.inf)))
-        if self.null is not None:
-            # the predictive null rows: noise that carries the uncertainty of the fit
-            noise = self.null[:n_boot, lo:hi]
-        else:
-            model = dataclasses.replace(self.model, white_var=self.model.white_var[lo:hi])
-            noise = simulate_noise(model, n_boot, self.rng)
+        # bootstrap series from the fitted model (the fitted step plus noise), each
+        # analysed under a model refitted to a series of that model: the set's critical
+        # value then carries the uncertainty of the noise fit, which sharpens or blurs
+        # the GLS profile around a step
+        model = dataclasses.replace(self.model, white_var=self.model.white_var[lo:hi])
         base = np.where(left, lev_l, lev_r)
-        xb = base + noise
-        sb = scan(xb, sd, min_seg=self.min_seg)
-        pb = sb.profile / sb.scale[:, None]
-        pbv = np.where(valid, pb, -np.inf)
-        drop = np.max(pbv, axis=1) ** 2 - pb[:, k - 1] ** 2
+        if self.use_gls or self.null is None:
+            xb = base + simulate_noise(model, n_boot, self.rng)
+        else:  # the CUSUM's set: the predictive null rows, as its p-value
+            xb = base + self.null[:n_boot, lo:hi]
+        refits = (
+            self.refits[:LOCATE_REFITS] if self.null is not None and self.use_gls else [self.model]
+        )
+        per = -(-n_boot // len(refits))
+        drops, splits = [], []
+        for j, m in enumerate(refits):
+            rows = xb[j * per : (j + 1) * per]
+            if rows.shape[0] == 0:
+                break
+            gj = (
+                g
+                if g is None or m is self.model
+                else GlsScan(m.sd_wander, m.phi, m.white_var[lo:hi])
+            )
+            sb = self._scan(rows, lo, hi, gj)
+            pbv = np.where(valid, sb.profile, -np.inf)
+            drops.append(np.max(pbv, axis=1) ** 2 - sb.profile[:, k - 1] ** 2)
+            splits.append(sb.best)
+        drop = np.concatenate(drops)
         crit = float(np.quantile(drop, 0.95))
         cand = np.flatnonzero(valid & (top**2 - prof**2 <= crit + 1e-12)) + 1
         if (k not in cand) and valid[k - 1]:
             cand = np.union1d(cand, [k])
-        split = sb.best[:, None]
+        xb = xb[: drop.size]
+        split = np.concatenate(splits)[:, None]
         lb = huber_levels(xb, sd, idx[None, :] < split)
         rb = huber_levels(xb, sd, idx[None, :] >= split)
         err = (rb - lb) - delta

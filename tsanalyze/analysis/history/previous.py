@@ -51,8 +51,7 @@ def _previous_doc(previous: History | Mapping[str, Any]) -> dict[str, Any]:
     doc = previous.to_dict() if hasattr(previous, "to_dict") else dict(previous)
     if doc.get("format") != "tsanalyze-history":
         raise InvalidArgumentError(
-            "previous: not a tsanalyze-history document (its \"format\" is "
-            f"{doc.get('format')!r})"
+            f'previous: not a tsanalyze-history document (its "format" is {doc.get("format")!r})'
         )
     if not isinstance(doc.get("newest_commit"), str) or not isinstance(doc.get("changes"), list):
         raise InvalidArgumentError(

@@ -14,6 +14,10 @@ model, divided by its null sd √V_t (V_t = (1 − λ_t)² W_t + λ_t² (W − W
 partial sums of ω_i²). Its maximum over t is the statistic; null series simulated from
 the fitted noise, through the same steps, give its p-value.
 
+:class:`GlsScan` is the likelihood-ratio scan of the same hypothesis under the fitted
+AR(1)-plus-white noise, on series whose one-commit spikes :func:`despike` has bounded;
+the detector uses it where that model describes the series (see :mod:`.detect`).
+
 References
 ----------
 Hušková, M. and Marušiaková, M. (2012). M-procedures for detection of changes for
@@ -24,6 +28,14 @@ Wiley.
 Knijnenburg, T. A., Wessels, L. F. A., Reinders, M. J. T. and Shmulevich, I. (2009).
 Fewer permutations, more accurate P-values. *Bioinformatics* 25(12), i161–i168.
 doi:10.1093/bioinformatics/btp211.
+Davis, R. A., Huang, D. and Yao, Y.-C. (1995). Testing for a change in the parameter
+values and order of an autoregressive model. *Annals of Statistics* 23(1), 282–304.
+doi:10.1214/aos/1176324468.
+Harvey, A. C. (1989). *Forecasting, Structural Time Series Models and the Kalman
+Filter*, §3.2. Cambridge University Press. doi:10.1017/CBO9781107049994.
+Tukey, J. W. (1977). *Exploratory Data Analysis*, ch. 7. Addison-Wesley.
+Hampel, F. R., Ronchetti, E. M., Rousseeuw, P. J. and Stahel, W. A. (1986). *Robust
+Statistics: The Approach Based on Influence Functions*. Wiley. doi:10.1002/9781118186435.
 Hosking, J. R. M. and Wallis, J. R. (1987). Parameter and quantile estimation for the
 generalized Pareto distribution. *Technometrics* 29(3), 339–349.
 doi:10.1080/00401706.1987.10488243.
@@ -38,10 +50,13 @@ import numpy as np
 
 from tsanalyze._typing import Float64Array
 
-__all__ = ["HUBER_K", "Scan", "scan", "tail_pvalue"]
+__all__ = ["DESPIKE_K", "HUBER_K", "GlsScan", "Scan", "despike", "scan", "tail_pvalue"]
 
 #: Huber's tuning constant on the standardised scale.
 HUBER_K = 1.5
+#: local robust sds a value may lie from its neighbours' median (see :func:`despike`)
+DESPIKE_K = 2.0
+_MAD_TO_SD = 1.482602218505602
 #: at least this many simulated exceedances for the plain Monte-Carlo p-value
 _MIN_EXCEED = 10
 #: share of the simulated statistics whose excesses the generalized Pareto tail is fit to
@@ -127,3 +142,100 @@ def tail_pvalue(observed: float, null: Float64Array) -> float:
         base = 1.0 - kappa * excess / sigma
         tail = base ** (1.0 / kappa) if base > 0 else 0.0
     return float(min(max(share * tail, P_FLOOR), (1.0 + exceed) / (b + 1.0)))
+
+
+def despike(x: Float64Array, k: float = DESPIKE_K) -> Float64Array:
+    """Bound one-commit excursions of each row of ``x`` (last axis).
+
+    A value may lie at most ``k`` robust sds outside the range spanned by the level of
+    its two previous commits and the level of its two next ones (the mean of each pair;
+    one side at the ends); the sd is the MAD of the values' deviations from the mean of
+    those two levels over the row. A spike keeps at most ``k`` sds beyond its
+    neighbours, whatever its size; a step is left alone, since each commit next to it
+    agrees with one of its two sides (a running median would erode the step's jump
+    instead; cf. Tukey 1977, ch. 7, Hampel et al. 1986, §8.1).
+    """
+    n = x.shape[-1]
+    if n < 3:
+        return x
+    pad = [(0, 0)] * (x.ndim - 1) + [(2, 2)]
+    xp = np.pad(x, pad)
+    cp = np.pad(np.ones(n), (2, 2))
+    left = (xp[..., 0:n] + xp[..., 1 : n + 1]) / np.maximum(cp[0:n] + cp[1 : n + 1], 1.0)
+    right = (xp[..., 3 : n + 3] + xp[..., 4 : n + 4]) / np.maximum(
+        cp[3 : n + 3] + cp[4 : n + 4], 1.0
+    )
+    left[..., 0] = right[..., 0]  # one side at the ends
+    right[..., n - 1] = left[..., n - 1]
+    d = x - 0.5 * (left + right)
+    s = _MAD_TO_SD * np.median(np.abs(d - np.median(d, axis=-1, keepdims=True)), axis=-1,
+                               keepdims=True)  # fmt: skip
+    s = np.where(s > 0, s, np.inf)
+    out: Float64Array = np.clip(x, np.minimum(left, right) - k * s, np.maximum(left, right) + k * s)
+    return out
+
+
+class GlsScan:
+    """Generalised-least-squares scan for one step in a stretch whose noise is an AR(1)
+    wander (sd ``sd_wander``, coefficient ``phi``) plus white noise of variance
+    ``white_var`` per commit.
+
+    The Kalman filter of that model turns any vector into its standardised innovations
+    (a whitening transform, L with L Σ Lᵀ = I; Harvey 1989 §3.2). Whitened, the data y,
+    the intercept and the step regressors c_t (1 from commit t on) form an ordinary
+    regression; the score of a step at t with the level profiled out is
+
+        T_t = r_tᵀ y / ‖r_t‖,   r_t = L c_t projected orthogonally to L 1,
+
+    N(0, 1) under no change, and T_t² is twice the log-likelihood ratio of the step at t
+    (the likelihood-ratio scan of Davis, Huang & Yao 1995 with the AR(1) wander and the
+    white noise together). A step is a pulse plus a (1 − phi)-scaled level in the
+    innovations: the scan weighs the jump between neighbouring commits, which the
+    wander barely moves, and so sees steps that the wander's long swings hide from a
+    CUSUM of levels.
+    """
+
+    def __init__(self, sd_wander: float, phi: float, white_var: Float64Array) -> None:
+        n = white_var.size
+        self.n = n
+        self.phi = phi
+        gain = np.empty(n)
+        inv_sd = np.empty(n)
+        va = sd_wander**2
+        p = va
+        for i in range(n):
+            f = p + float(white_var[i])
+            gain[i] = p / f if f > 0 else 0.0
+            inv_sd[i] = 1.0 / math.sqrt(f) if f > 0 else 0.0
+            p = phi * phi * p * (1.0 - gain[i]) + va * (1.0 - phi * phi)
+        self.gain = gain
+        self.inv_sd = inv_sd
+        one = self.whiten(np.ones((1, n)))[0]
+        u = one / np.linalg.norm(one)
+        steps = np.arange(n)[None, :] >= np.arange(1, n)[:, None]
+        zc = self.whiten(steps.astype(np.float64))
+        zc -= (zc @ u)[:, None] * u[None, :]
+        norm = np.linalg.norm(zc, axis=1)
+        self.regressors: Float64Array = zc / np.where(norm > 0, norm, 1.0)[:, None]
+
+    def whiten(self, v: Float64Array) -> Float64Array:
+        """Standardised Kalman innovations of each row of ``v`` (shape (m, n))."""
+        out = np.empty_like(v, dtype=np.float64)
+        state = np.zeros(v.shape[0])
+        phi = self.phi
+        for i in range(self.n):
+            innov = v[:, i] - state
+            out[:, i] = innov * self.inv_sd[i]
+            state = phi * (state + self.gain[i] * innov)
+        return out
+
+    def scan(self, x: Float64Array, min_seg: int = 1) -> Scan:
+        """The scan of the rows of ``x`` (shape (..., n)): |T_t| for t = 1..n−1."""
+        lead = x.shape[:-1]
+        y = self.whiten(x.reshape(-1, self.n))
+        prof = np.abs(y @ self.regressors.T).reshape(*lead, self.n - 1)
+        length = self.n
+        inner = prof[..., min_seg - 1 : length - min_seg]
+        best = np.argmax(inner, axis=-1) + (min_seg - 1)
+        stat = np.take_along_axis(prof, best[..., None], axis=-1)[..., 0]
+        return Scan(prof, best + 1, np.ones(lead), stat)
