@@ -191,3 +191,21 @@ def test_cli_engine_dask_same_document(tmp_path: Any, sim: pd.DataFrame, client:
     assert r2.exit_code == 0, r2.output
     assert r2.output == r.output and json.loads(r.output)["changes"]
     assert client.status == "running"
+
+
+def test_local_engine_runs_with_one_blas_thread() -> None:
+    # as in a Dask worker: a multi-threaded BLAS sums in another order, and the p-values of
+    # a 10^3-commit x 40-benchmark history then differed from the Dask engine's in the 13th
+    # digit (measured). The passes see one BLAS thread, and the setting is restored after.
+    from threadpoolctl import threadpool_info
+
+    def blas_threads() -> list[int]:
+        return [int(i["num_threads"]) for i in threadpool_info() if i["user_api"] == "blas"]
+
+    before = blas_threads()
+    assert before, "numpy's BLAS not found by threadpoolctl"
+    seen: list[list[int]] = []
+    two_passes([1, 2], lambda j: seen.append(blas_threads()) or j, lambda w: w,
+               lambda k: k, lambda w, a: (seen.append(blas_threads()), w)[1])  # fmt: skip
+    assert len(seen) == 4 and all(t == [1] * len(before) for t in seen)
+    assert blas_threads() == before

@@ -93,9 +93,14 @@ def two_passes(
     if engine not in ENGINES:
         raise InvalidArgumentError(f"engine: expected 'local' or 'dask', got {engine!r}")
     if engine == "local":
-        ws = [first(j) for j in jobs]
-        args = decide([key(w) for w in ws])
-        return [second(w, a) for w, a in zip(ws, args, strict=True)]
+        from threadpoolctl import threadpool_limits
+
+        # one BLAS thread, as in a Dask worker (and the report's workers): a multi-threaded
+        # BLAS sums in another order, and the last bits of a p-value would depend on it
+        with threadpool_limits(limits=1):
+            ws = [first(j) for j in jobs]
+            args = decide([key(w) for w in ws])
+            return [second(w, a) for w, a in zip(ws, args, strict=True)]
     from tsanalyze.analysis.runset.dask_engine import dask_client, require_distributed
 
     require_distributed()
