@@ -102,3 +102,22 @@ def test_every_command_is_listed_from_its_own_docstring() -> None:
         first = (fn.__doc__ or "").strip().split()[0]
         assert cli.docstring_of(name).split()[0] == first
         assert f"  {name} " in listing
+
+
+def test_the_command_line_needs_no_separate_click() -> None:
+    # typer >= 0.26 vendors click and no longer installs it: a fresh `pip install -e .`
+    # has no `click` (the quick start failed with ModuleNotFoundError when the CLI imported
+    # it). Here `import click` fails, as there; the usage error of an unknown option and a
+    # bad file still exit 2 with one line, through typer's own click.
+    out = _run("""
+        import sys
+        sys.modules["click"] = None  # import click raises ImportError
+        from tsanalyze.cli.app import app
+        from typer.testing import CliRunner
+        r = CliRunner()
+        print(r.invoke(app, ["report", "--no-such-option", "x"]).exit_code)
+        bad = r.invoke(app, ["report", "/no/such/file.parquet"])
+        print(bad.exit_code, len(bad.output.strip().splitlines()))
+        print(r.invoke(app, ["--help"]).exit_code)
+    """)
+    assert out.split("\n") == ["2", "2 1", "0"]

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from click.testing import Result
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from tsanalyze import schema
 from tsanalyze.cli.app import app

@@ -29,8 +29,8 @@ import traceback
 from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar
 
-import click
 import typer
+from typer._click import exceptions as click_exceptions  # typer >= 0.26 vendors click
 from typer.core import TyperGroup
 
 from tsanalyze.errors import TsanalyzeError
@@ -130,9 +130,9 @@ def guard(command: F) -> F:
     def run(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
-        except (typer.Exit, typer.Abort, click.exceptions.Exit, click.exceptions.Abort):
+        except (typer.Exit, typer.Abort):  # the vendored click's Exit and Abort are these
             raise
-        except click.ClickException:  # a usage error found late: click reports it (exit 2)
+        except click_exceptions.ClickException:  # a usage error found late: exit 2
             raise
         except TsanalyzeError as exc:
             fail(str(exc))
@@ -147,17 +147,9 @@ def guard(command: F) -> F:
 
 
 def _click_errors() -> tuple[tuple[type[BaseException], ...], tuple[type[BaseException], ...]]:
-    """(usage-error bases, abort classes) of click and of the click that typer >= 0.20
-    vendors as ``typer._click`` (whose exceptions are not click's)."""
-    errors: list[type[BaseException]] = [click.ClickException]
-    aborts: list[type[BaseException]] = [click.exceptions.Abort, typer.Abort]
-    try:
-        from typer._click import exceptions as vendored
-    except ImportError:  # pragma: no cover - typer using click itself
-        pass
-    else:
-        errors.append(vendored.ClickException)
-    return tuple(errors), tuple(aborts)
+    """(usage-error bases, abort classes) of the click that typer (>= 0.26) vendors as
+    ``typer._click``: its exceptions are not those of a separately installed click."""
+    return (click_exceptions.ClickException,), (typer.Abort,)
 
 
 _CLICK_ERRORS, _ABORTS = _click_errors()
