@@ -202,3 +202,30 @@ def test_regime_switching_series_falls_back_to_the_bounded_cusum() -> None:
     s = build_series(df)[0][0]
     det = SeriesDetector(s.x, s.runs, s.within_var, rng, n_null=50, n_refit=2)
     assert det.use_gls
+
+
+@pytest.mark.slow
+def test_size_interval_coverage_of_found_steps() -> None:
+    # Monte Carlo: 15 histories x 10 benchmarks, each with a x1.10 step at a random commit
+    # (30..119 of 150), ~2% wandering noise. Of the steps found with the true commit in
+    # the set, the 95% interval of the ratio covered 1.10 in 88% here (0.900 with 30
+    # histories, also at x1.05): too narrow by about 5 points (the bootstrap plugs the
+    # fitted noise into the size's error), which issue 25's note records. The bound
+    # guards against it getting worse; it is not the nominal level.
+    names = [f"b{i}" for i in range(10)]
+    found = covered = 0
+    for r in range(15):
+        rng = np.random.default_rng(100 + r)
+        pos = {b: int(rng.integers(30, 120)) for b in names}
+        df = simulate_history(
+            150, names, changes=[SimulatedChange(b, pos[b], 1.10) for b in names], rng=rng
+        )
+        changes = tsanalyze.history(df, seed=r).changes
+        for b in names:
+            c = changes[changes.benchmark == b]
+            m = c[[_h(pos[b]) in cs for cs in c.commits]]
+            if len(m):
+                found += 1
+                covered += bool(m.iloc[0].ci_low <= 1.10 <= m.iloc[0].ci_high)
+    assert found >= 140  # x1.10 steps are found with their commit nearly always
+    assert covered / found >= 0.85, (covered, found)
