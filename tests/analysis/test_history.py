@@ -209,7 +209,7 @@ def test_size_interval_coverage_of_found_steps() -> None:
     # Monte Carlo: 15 histories x 10 benchmarks, each with a x1.10 step at a random commit
     # (30..119 of 150), ~2% wandering noise. Of the steps found with the true commit in
     # the set, the 95% interval of the ratio covered 1.10 in 88% here (0.900 with 30
-    # histories, also at x1.05): too narrow by about 5 points (the bootstrap plugs the
+    # histories, also at x1.05): too narrow by about 5 points (probably: the bootstrap plugs the
     # fitted noise into the size's error), which issue 25's note records. The bound
     # guards against it getting worse; it is not the nominal level.
     names = [f"b{i}" for i in range(10)]
