@@ -27,7 +27,7 @@ from tsanalyze.io.checks import check_rows
 from tsanalyze.io.footer import PathLike, expand_paths, runs_of_schema
 from tsanalyze.io.runs import _names, _normalise_table, add_time_columns, order_columns
 
-__all__ = ["RunFiles", "iter_series", "read_series", "scan_runs"]
+__all__ = ["RunFiles", "iter_series", "read_series", "scan_runs", "series_keys"]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -45,14 +45,27 @@ class RunFiles:
         """Every ``(run, benchmark)`` series, in file order (reads only those 2 columns)."""
         out: dict[tuple[str, str], None] = {}
         for f in self.files:
-            t = _dataset(f, self.filesystem).to_table(columns=["run", "benchmark"])
-            t = t.unify_dictionaries()  # row groups may carry different dictionaries
-            pairs = t.group_by(["run", "benchmark"], use_threads=False).aggregate([])
-            for r, b in zip(
-                *(pairs.column(c).to_pylist() for c in ("run", "benchmark")), strict=True
-            ):
-                out[(str(r), str(b))] = None
+            out.update(dict.fromkeys(series_keys(_dataset(f, self.filesystem))))
         return list(out)
+
+
+def series_keys(dset: Any) -> list[tuple[str, str]]:
+    """The ``(run, benchmark)`` pairs of a dataset in order of appearance, from the
+    dictionary indices of its two key columns, batch by batch (each batch, like each row
+    group, may have its own dictionaries; no string per row is made)."""
+    out: dict[tuple[str, str], None] = {}
+    for batch in dset.to_batches(columns=["run", "benchmark"]):
+        cols = [batch.column(i) for i in range(2)]
+        cols = [c if pa.types.is_dictionary(c.type) else c.dictionary_encode() for c in cols]
+        ri, bi = (c.indices.to_numpy(zero_copy_only=False).astype(np.int64) for c in cols)
+        if ri.size == 0:
+            continue
+        code = ri * len(cols[1].dictionary) + bi
+        _, first = np.unique(code, return_index=True)
+        runs, benches = (c.dictionary.to_pylist() for c in cols)
+        for i in np.sort(first).tolist():
+            out[(str(runs[ri[i]]), str(benches[bi[i]]))] = None
+    return list(out)
 
 
 def _dataset(path: str, filesystem: Any) -> pds.Dataset:

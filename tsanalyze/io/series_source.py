@@ -26,14 +26,13 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.fs as pafs
 
 from tsanalyze.errors import InvalidArgumentError, InvalidRunError
 from tsanalyze.io.runs import PathLike, _is_parquet, expand_paths
-from tsanalyze.io.series_reader import RunFiles, _dataset, read_series, scan_runs
+from tsanalyze.io.series_reader import RunFiles, _dataset, read_series, scan_runs, series_keys
 
 __all__ = [
     "ParquetSeries",
@@ -92,25 +91,6 @@ def files_of_url(url: str) -> list[str]:
     if not files:
         raise InvalidRunError(f"{url}: no *.parquet file in this directory")
     return [f"{scheme}://{f}" for f in files]
-
-
-def _series_of(dset: Any) -> list[tuple[str, str]]:
-    """The (run, benchmark) pairs of a file in order of appearance, from the dictionary
-    indices of its two key columns, batch by batch (each batch may have its own
-    dictionaries; no string per row is made)."""
-    out: dict[tuple[str, str], None] = {}
-    for batch in dset.to_batches(columns=["run", "benchmark"]):
-        cols = [batch.column(i) for i in range(2)]
-        cols = [c if pa.types.is_dictionary(c.type) else c.dictionary_encode() for c in cols]
-        ri, bi = (c.indices.to_numpy(zero_copy_only=False).astype(np.int64) for c in cols)
-        if ri.size == 0:
-            continue
-        code = ri * len(cols[1].dictionary) + bi
-        _, first = np.unique(code, return_index=True)
-        runs, benches = (c.dictionary.to_pylist() for c in cols)
-        for i in np.sort(first).tolist():
-            out[(str(runs[ri[i]]), str(benches[bi[i]]))] = None
-    return list(out)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -198,6 +178,6 @@ def parquet_series(paths: PathLike | Iterable[PathLike]) -> ParquetSeries | None
                 raise InvalidRunError(f"{f}: run id {rid!r} is also in {runs[rid]['file']}")
             runs[rid] = {**meta, "file": f}
         dset = _dataset(path, fs)
-        keys.update(dict.fromkeys(_series_of(dset)))
+        keys.update(dict.fromkeys(series_keys(dset)))
         n += dset.count_rows()
     return ParquetSeries(runs, tuple(keys), n)
