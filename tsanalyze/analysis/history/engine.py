@@ -25,7 +25,6 @@ Rocklin, M. "Dask: Parallel computation with blocked algorithms and task schedul
 
 from __future__ import annotations
 
-import copy
 import hashlib
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
@@ -59,12 +58,6 @@ def series_seed(root: int, benchmark: str, machine: str, env: str) -> int:
     key = [int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4)]
     seq = np.random.SeedSequence(root, spawn_key=tuple(key))
     return int(seq.generate_state(1, dtype=np.uint64)[0])
-
-
-def _own_copy(fn: Callable[[Any], Any], item: Any, *args: Any) -> Any:
-    """``fn`` on a deep copy of the task's data, made on the worker (arrays received in a
-    message are read-only views; numpy's own arrays give the local engine's last bits)."""
-    return fn(copy.deepcopy(item), *args)
 
 
 def two_passes(
@@ -101,7 +94,12 @@ def two_passes(
             ws = [first(j) for j in jobs]
             args = decide([key(w) for w in ws])
             return [second(w, a) for w, a in zip(ws, args, strict=True)]
-    from tsanalyze.analysis.runset.dask_engine import dask_client, require_distributed
+    from tsanalyze.analysis.runset.dask_engine import (
+        close_owned,
+        dask_client,
+        on_own_copy,
+        require_distributed,
+    )
 
     require_distributed()
     owned = client is None
@@ -118,12 +116,12 @@ def two_passes(
             return []
         data = client.scatter(list(jobs))
         # pure=False: tasks that pickle alike are still distinct (each series has its seed)
-        ws = client.map(_own_copy, [first] * len(data), data, pure=False)
+        ws = client.map(on_own_copy, [first] * len(data), data, pure=False)
         keys = client.map(key, ws, pure=False)
         futures = [*data, *ws, *keys]
         args = decide(client.gather(keys))
         sent = client.scatter(list(args))
-        out = client.map(_own_copy, [second] * len(ws), ws, sent, pure=False)
+        out = client.map(on_own_copy, [second] * len(ws), ws, sent, pure=False)
         futures += [*sent, *out]
         result: list[R] = client.gather(out)
         return result
@@ -135,7 +133,4 @@ def two_passes(
         for f in futures:
             f.release()
         if owned:
-            cluster = getattr(client, "cluster", None)
-            client.close()
-            if cluster is not None:
-                cluster.close()
+            close_owned(client)

@@ -29,7 +29,14 @@ from typing import Any, TypeVar
 
 from tsanalyze.errors import InvalidArgumentError
 
-__all__ = ["INSTALL_HINT", "DaskRunner", "dask_client", "require_distributed"]
+__all__ = [
+    "INSTALL_HINT",
+    "DaskRunner",
+    "close_owned",
+    "dask_client",
+    "on_own_copy",
+    "require_distributed",
+]
 
 #: the one line said when ``--engine dask`` is asked for without Dask installed
 INSTALL_HINT = (
@@ -77,14 +84,22 @@ def dask_client(scheduler: str | None = None, workers: int | None = None) -> tup
     return distributed.Client(cluster), True
 
 
-def _on_own_copy(fn: Callable[[J], R], item: J) -> R:
-    """``fn(item)`` on a deep copy of the job, made on the worker.
+def on_own_copy(fn: Callable[..., R], item: Any, *args: Any) -> R:
+    """``fn(item, *args)`` on a deep copy of the task's data, made on the worker.
 
     A task's arrays arrive as read-only views of the received message; on them, means
     differed from the local engine's in the last bits (checked on a 2-worker
     LocalCluster). A copy is memory numpy allocated, as the local engine's arrays are.
     """
-    return fn(copy.deepcopy(item))
+    return fn(copy.deepcopy(item), *args)
+
+
+def close_owned(client: Any) -> None:
+    """Close a client this process started, and its local cluster."""
+    cluster = getattr(client, "cluster", None)
+    client.close()
+    if cluster is not None:
+        cluster.close()
 
 
 class DaskRunner:
@@ -122,7 +137,7 @@ class DaskRunner:
         # scattered first: each job goes to a worker once as data, not inside the task
         # graph (which Dask warns about above a few MB and sends through the scheduler)
         data = self.client.scatter(list(items))
-        futures = self.client.map(functools.partial(_on_own_copy, fn), data, pure=False)
+        futures = self.client.map(functools.partial(on_own_copy, fn), data, pure=False)
         where = {f.key: i for i, f in enumerate(futures)}
         out: list[Any] = [None] * len(items)
         try:
@@ -138,9 +153,5 @@ class DaskRunner:
 
     def close(self) -> None:
         """Close the client and the cluster when this runner started them."""
-        if not self._owned:
-            return
-        cluster = getattr(self.client, "cluster", None)
-        self.client.close()
-        if cluster is not None:
-            cluster.close()
+        if self._owned:
+            close_owned(self.client)
