@@ -433,6 +433,17 @@ def result(cls: type[_R]) -> type[_R]:
     Every result type of the package is declared with it (``@result`` above ``class
     Name(Result):``), so that the options live in one place.
 
+    Parameters
+    ----------
+    cls : type
+        A subclass of :class:`Result` whose fields are annotated class attributes.
+
+    Returns
+    -------
+    type
+        ``cls`` as a frozen dataclass with ``__slots__`` (a new class object, as
+        ``dataclasses.dataclass(slots=True)`` makes).
+
     Raises
     ------
     TypeError
