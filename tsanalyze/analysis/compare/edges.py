@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -62,7 +62,7 @@ def side_tick(x: Any, side: Side, tick: TickArg) -> float:
         return 0.0
     known = _known_tick(x) if tick == "auto" else tick
     values = side.all_values
-    arg = known if known else "auto"
+    arg: float | Literal["auto"] = known if known else "auto"
     # the baseline side is the same in every comparison of a report (issue 24)
     return _TICKS.get(values, arg, lambda: resolve_tick(values, arg).tick)
 
