@@ -37,7 +37,6 @@ PRELOAD = (
     "tsanalyze.analysis.compare",
     "tsanalyze.analysis.trials",
     "tsanalyze.stats.bootstrap",
-    "statsmodels.tsa.stattools",
     "tsanalyze.stats._warm",
 )
 
