@@ -86,9 +86,9 @@ def _forked_batch(start: int, stop: int) -> list[Any]:
 
 
 def _batches(n: int, workers: int) -> list[tuple[int, int]]:
-    """``[start, stop)`` ranges covering ``range(n)``: about 8 per worker, so that the
+    """``[start, stop)`` ranges covering ``range(n)``: about 16 per worker, so that the
     workers finish together, and none smaller than needed (a batch costs one message)."""
-    size = max(1, -(-n // (8 * workers)))
+    size = max(1, -(-n // (16 * workers)))
     return [(s, min(n, s + size)) for s in range(0, n, size)]
 
 
