@@ -375,7 +375,7 @@ class _SeriesOut:
 def _first_pass(job: _Job) -> _Work:
     s = job.series
     rng = np.random.default_rng(job.seed)
-    det = SeriesDetector(s.x, s.runs, s.within_var, rng, n_null=job.n_null)
+    det = SeriesDetector(s.x, s.runs, s.within_var, rng, n_null=job.n_null, whittle=False)
     first = det.test(0, s.x.size)
     if first[0] <= PILOT_LEVEL:
         # a step inflates the variogram the noise is fitted to (and so hides itself):

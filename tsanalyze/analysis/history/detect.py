@@ -39,7 +39,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from tsanalyze._typing import Float64Array
-from tsanalyze.analysis.history.noise import NoiseModel, fit_noise, simulate_noise
+from tsanalyze.analysis.history.noise import (
+    NoiseModel,
+    fit_noise,
+    fit_noise_whittle,
+    simulate_noise,
+)
 from tsanalyze.analysis.history.scan import HUBER_K, GlsScan, Scan, despike, scan, tail_pvalue
 
 __all__ = ["Located", "SeriesDetector", "huber_levels"]
@@ -94,6 +99,7 @@ class SeriesDetector:
         min_seg: int = MIN_SEG,
         n_refit: int = 20,
         fit_x: Float64Array | None = None,
+        whittle: bool = True,
     ) -> None:
         self.x = x
         self.min_seg = min_seg
@@ -102,7 +108,14 @@ class SeriesDetector:
         # series' median stands for every run (weights from noisy estimates would make
         # the standardised noise heteroscedastic where the real noise is not)
         w = np.full(x.size, float(np.median(within_var)) if x.size else 0.0)
-        self.model: NoiseModel = fit_noise(x if fit_x is None else fit_x, runs, w)
+        # spikes bounded before any scan, the same way for the data and the null
+        self.xd: Float64Array = despike(x)
+        # series the AR(1)-plus-white model describes get the efficient Whittle fit (on
+        # the despiked series) and the GLS scan; regime-switching ones the robust
+        # variogram fit and the bounded CUSUM
+        self.wild = self.wild_share() > WILD_SHARE
+        self.whittle = whittle and not self.wild
+        self.model: NoiseModel = self._fit(x if fit_x is None else fit_x, runs, w)
         var = self.model.marginal_var
         self.sd: Float64Array = np.sqrt(var)
         self.degenerate = not bool(np.all(self.sd > 0)) or x.size < 2 * min_seg + 1
@@ -110,10 +123,15 @@ class SeriesDetector:
         # location bootstrap's view of the uncertainty of the fit
         self.refits: list[NoiseModel] = [self.model]
         self.null = None if self.degenerate else self._predictive_null(n_null, n_refit)
-        # spikes bounded before any scan, the same way for the data and the null
-        self.xd: Float64Array = despike(x)
         self._scans: dict[tuple[int, int], GlsScan] = {}
-        self.use_gls = not self.degenerate and self.wild_share() <= WILD_SHARE
+        self.use_gls = not self.degenerate and not self.wild
+
+    def _fit(self, x: Float64Array, runs: Float64Array, w: Float64Array) -> NoiseModel:
+        """The noise fit in use: Whittle's on the despiked series, or the robust
+        variogram's on a regime-switching one."""
+        if self.whittle:
+            return fit_noise_whittle(despike(x), runs, w)
+        return fit_noise(x, runs, w)
 
     def __getstate__(self) -> dict[str, object]:
         # the GLS scans are a cache (n² floats each): rebuilt where needed, not shipped
@@ -157,25 +175,28 @@ class SeriesDetector:
         wander's dependence is underestimated, and gives too many false alarms)."""
         if n_refit <= 1:
             return simulate_noise(self.model, n_null, self.rng)
+        per = -(-n_null // n_refit)
+        self.refits = self._refit(n_refit)
+        parts = [simulate_noise(m, per, self.rng) for m in self.refits]
+        out: Float64Array = np.concatenate(parts)[:n_null]
+        return out
+
+    def _refit(self, n_refit: int) -> list[NoiseModel]:
+        """``n_refit`` models refitted to series simulated from the fit, each with its
+        variance re-anchored to the fit's (the scale is well estimated, the dependence
+        is not)."""
         n = self.x.size
         ones = np.ones(n)
-        pilot = simulate_noise(self.model, n_refit, self.rng)
-        per = -(-n_null // n_refit)
-        parts = []
-        self.refits = []
-        for row in pilot:
-            m = fit_noise(row, ones, np.zeros(n))
+        out = []
+        for row in simulate_noise(self.model, n_refit, self.rng):
+            m = self._fit(row, ones, np.zeros(n))
             m = dataclasses.replace(m, white_var=np.maximum(m.white_var, 0.0))
             if not np.all(m.marginal_var > 0):
                 m = self.model
-            # the refit's total variance is re-anchored to the observed fit's, keeping
-            # its dependence: the scale is well estimated, the dependence is not
             ratio = self.model.marginal_var / m.marginal_var
-            self.refits.append(dataclasses.replace(
+            out.append(dataclasses.replace(
                 m, sd_wander=m.sd_wander * math.sqrt(float(np.median(ratio))),
                 white_var=m.white_var * ratio))  # fmt: skip
-            parts.append(simulate_noise(m, per, self.rng) * np.sqrt(ratio))
-        out: Float64Array = np.concatenate(parts)[:n_null]
         return out
 
     def without_step(self, t: int) -> Float64Array:
@@ -256,9 +277,9 @@ class SeriesDetector:
         drop = np.concatenate(drops)
         crit = float(np.quantile(drop, 0.95))
         cand = np.flatnonzero(valid & (top**2 - prof**2 <= crit + 1e-12)) + 1
+        xb = xb[: drop.size]
         if (k not in cand) and valid[k - 1]:
             cand = np.union1d(cand, [k])
-        xb = xb[: drop.size]
         split = np.concatenate(splits)[:, None]
         lb = huber_levels(xb, sd, idx[None, :] < split)
         rb = huber_levels(xb, sd, idx[None, :] >= split)
