@@ -47,7 +47,7 @@ from tsanalyze.analysis.history.noise import (
 )
 from tsanalyze.analysis.history.scan import HUBER_K, GlsScan, Scan, despike, scan, tail_pvalue
 
-__all__ = ["Located", "SeriesDetector", "huber_levels"]
+__all__ = ["Located", "SeriesDetector", "block_resample", "huber_levels"]
 
 #: robust z beyond which a whitened innovation is called wild (Gaussian: 0.05% of them)
 WILD_Z = 3.5
@@ -72,6 +72,33 @@ def huber_levels(x: Float64Array, s: Float64Array, mask: np.ndarray | None = Non
     s = np.where(s > 0, s, 1.0)  # a noiseless commit: bounded in log units instead
     z = np.clip((xm - med) / s, -HUBER_K, HUBER_K) * s
     out: Float64Array = med[..., 0] + np.nanmean(z, axis=-1)
+    return out
+
+
+def block_resample(resid: Float64Array, n_boot: int, rng: np.random.Generator) -> Float64Array:
+    """``n_boot`` series of ``resid``'s length built from circular blocks of ``resid``
+    (centred on its median) of geometric length with mean n^(1/3) (the stationary
+    bootstrap of Politis & Romano 1994): the resampled noise keeps the series' own
+    marginal law (heavy tails, regime levels) and its short-range dependence.
+
+    References
+    ----------
+    Politis, D. N. and Romano, J. P. (1994). The stationary bootstrap. *Journal of the
+    American Statistical Association* 89(428), 1303–1313.
+    doi:10.1080/01621459.1994.10476870.
+    """
+    n = resid.size
+    r = resid - np.median(resid)
+    p_new = 1.0 / max(1.0, n ** (1.0 / 3.0))
+    start = rng.integers(0, n, size=(n_boot, n))
+    new_block = rng.random((n_boot, n)) < p_new
+    new_block[:, 0] = True
+    # within a block the index advances by one from the block's random start
+    pos = np.arange(n)[None, :]
+    block_start = np.maximum.accumulate(np.where(new_block, pos, 0), axis=1)
+    first = np.take_along_axis(start, block_start, axis=1)
+    idx = (first + pos - block_start) % n
+    out: Float64Array = r[idx]
     return out
 
 
@@ -254,6 +281,10 @@ class SeriesDetector:
         base = np.where(left, lev_l, lev_r)
         if self.use_gls or self.null is None:
             xb = base + simulate_noise(model, n_boot, self.rng)
+        elif self.wild:
+            # regime switching: the model's Gaussian noise is lighter than the series'
+            # own; its residuals around the two levels are resampled in blocks instead
+            xb = base + block_resample(x - base, n_boot, self.rng)
         else:  # the CUSUM's set: the predictive null rows, as its p-value
             xb = base + self.null[:n_boot, lo:hi]
         refits = (
