@@ -125,6 +125,21 @@ def test_whittle_fit_recovers_parameters_and_its_bound_less_than_the_variogram()
     assert abs(float(np.median(phi_w)) - 0.7) < 0.1
 
 
+def test_median3_removes_one_commit_excursions_and_keeps_steps() -> None:
+    from scipy.ndimage import median_filter
+
+    from tsanalyze.analysis.history.scan import median3
+
+    rng = np.random.default_rng(23)
+    x = rng.standard_normal((4, 60))
+    # scipy's running median (ends: the nearest value repeated) as the reference
+    assert np.allclose(median3(x), median_filter(x, size=(1, 3), mode="nearest"))
+    step = np.where(np.arange(40) >= 20, 1.0, 0.0)
+    spiked = step.copy()
+    spiked[[5, 30]] += [0.4, -0.9]  # one-commit regime excursions
+    assert np.array_equal(median3(spiked), step)
+
+
 def test_block_resample_keeps_values_and_dependence() -> None:
     from scipy import signal
 

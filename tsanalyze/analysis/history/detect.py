@@ -45,7 +45,15 @@ from tsanalyze.analysis.history.noise import (
     fit_noise_whittle,
     simulate_noise,
 )
-from tsanalyze.analysis.history.scan import HUBER_K, GlsScan, Scan, despike, scan, tail_pvalue
+from tsanalyze.analysis.history.scan import (
+    HUBER_K,
+    GlsScan,
+    Scan,
+    despike,
+    median3,
+    scan,
+    tail_pvalue,
+)
 
 __all__ = ["Located", "SeriesDetector", "block_resample", "huber_levels"]
 
@@ -185,7 +193,9 @@ class SeriesDetector:
         """The scan in use over [lo, hi) of ``rows`` (despiked for the GLS scan)."""
         if self.use_gls:
             return (g or self.gls(lo, hi)).scan(despike(rows), self.min_seg)
-        return scan(rows, self.sd[lo:hi], min_seg=self.min_seg)
+        # the CUSUM is for regime-switching series: their one-commit regime excursions,
+        # which Huber's ψ only bounds, are removed first (the same for the null)
+        return scan(median3(rows) if self.wild else rows, self.sd[lo:hi], min_seg=self.min_seg)
 
     def gls(self, lo: int, hi: int) -> GlsScan:
         """The GLS scan of commits [lo, hi) under the fitted noise (cached)."""
