@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 import tsanalyze
-from tsanalyze._result import Finding, Result, format_number, to_builtin
+from tsanalyze._result import Finding, Result, format_number, result, to_builtin
 from tsanalyze.datasets import simulate_run, simulate_series
 
 
@@ -114,7 +114,32 @@ def test_every_result_type_in_the_package_gets_the_shared_methods() -> None:
         seen += 1
         for name in ("__repr__", "__eq__", "__hash__"):
             assert cls.__dict__[name] is Result.__dict__[name], f"{cls.__qualname__}.{name}"
+        declared = getattr(importlib.import_module(cls.__module__), cls.__name__, None)
+        if declared is cls:  # not the class slots=True replaced (it lingers until collected)
+            assert cls.__dataclass_params__.frozen and "__slots__" in cls.__dict__, cls.__name__
     assert seen >= 30
+
+
+def test_the_result_decorator_makes_a_frozen_slotted_result() -> None:
+    @result
+    class _Declared(Result):
+        x: float
+        values: np.ndarray
+
+    d = _Declared(1.0, np.array([1.0, np.nan]))
+    assert dataclasses.is_dataclass(d) and "__slots__" in _Declared.__dict__
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        d.x = 2.0  # type: ignore[misc]
+    assert d == _Declared(1.0, np.array([1.0, np.nan])) and hash(d) == hash(copy.copy(d))
+    assert repr(d).startswith("_Declared(x=1")
+
+
+def test_the_result_decorator_refuses_a_class_that_is_not_a_result() -> None:
+    with pytest.raises(TypeError, match="does not inherit"):
+
+        @result  # type: ignore[type-var]
+        class _Plain:
+            x: float
 
 
 def test_real_results_that_used_to_raise_or_lie_on_eq() -> None:

@@ -1,11 +1,12 @@
 """Shared machinery for frozen result objects.
 
-Every analysis returns a ``@dataclass(frozen=True, slots=True)`` that inherits from
-:class:`Result`, which supplies ``to_dict()`` (plain JSON-serialisable Python objects), a
-default ``to_frame()`` (one tidy row of the scalar fields), a one-line ``repr`` with the
-key numbers, a multi-line ``summary()`` and value equality that understands arrays and
-DataFrames. Warnings ride on the result as a tuple of :class:`Finding` (a short stable
-``code``, a plain-words ``message``, a ``severity``), never only printed.
+Every analysis returns a result type declared with :func:`result` (a frozen, slotted
+dataclass) that inherits from :class:`Result`, which supplies ``to_dict()`` (plain
+JSON-serialisable Python objects), a default ``to_frame()`` (one tidy row of the scalar
+fields), a one-line ``repr`` with the key numbers, a multi-line ``summary()`` and value
+equality that understands arrays and DataFrames. Warnings ride on the result as a tuple
+of :class:`Finding` (a short stable ``code``, a plain-words ``message``, a
+``severity``), never only printed.
 
 How a subclass gets these: ``dataclass`` writes ``__repr__``, ``__eq__`` and ``__hash__``
 into every class it decorates unless the class body defines them, and the generated
@@ -21,13 +22,22 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping
-from typing import Any, ClassVar, Literal
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["Finding", "Result", "Severity", "format_number", "to_builtin"]
+if TYPE_CHECKING:  # pragma: no cover
+    from typing_extensions import dataclass_transform
+else:
+
+    def dataclass_transform(**_: Any) -> Callable[[Any], Any]:
+        """Run-time stand-in: the marker informs type checkers only."""
+        return lambda decorator: decorator
+
+
+__all__ = ["Finding", "Result", "Severity", "format_number", "result", "to_builtin"]
 
 Severity = Literal["info", "warning", "serious"]
 _SEVERITY_RANK = {"info": 0, "warning": 1, "serious": 2}
@@ -411,6 +421,37 @@ class Result:
             lines.append(f"warnings: {len(warnings)}")
             lines.extend(f"  [{w.severity}] {w.code}: {w.message}" for w in warnings)
         return "\n".join(lines)
+
+
+_R = TypeVar("_R", bound=Result)
+
+
+@dataclass_transform(frozen_default=True)
+def result(cls: type[_R]) -> type[_R]:
+    """Declare a result type: a frozen, slotted dataclass that inherits :class:`Result`.
+
+    Every result type of the package is declared with it (``@result`` above ``class
+    Name(Result):``), so that the options live in one place.
+
+    Parameters
+    ----------
+    cls : type
+        A subclass of :class:`Result` whose fields are annotated class attributes.
+
+    Returns
+    -------
+    type
+        ``cls`` as a frozen dataclass with ``__slots__`` (a new class object, as
+        ``dataclasses.dataclass(slots=True)`` makes).
+
+    Raises
+    ------
+    TypeError
+        If ``cls`` does not inherit :class:`Result`.
+    """
+    if not (isinstance(cls, type) and issubclass(cls, Result)):
+        raise TypeError(f"@result: {cls!r} does not inherit tsanalyze._result.Result")
+    return dataclasses.dataclass(frozen=True, slots=True)(cls)
 
 
 def _indent(text: str, by: str = "  ") -> str:

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 from scipy import signal, stats
 
-from tsanalyze._result import Result
+from tsanalyze._result import Result, result
 from tsanalyze._typing import Float64Array, RNGType
 from tsanalyze._validation import check_positive_int, check_rng
 from tsanalyze.errors import InvalidArgumentError
@@ -96,7 +96,7 @@ FREQUENT_DELAYS: tuple[DelayFactor, ...] = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@result
 class Truth(Result):
     """What the simulator knows about a series.
 

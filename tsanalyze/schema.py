@@ -31,7 +31,7 @@ import re
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
 from tsanalyze.errors import InvalidRunError
 
@@ -48,6 +48,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "SUPPORTED_VERSIONS",
     "UPGRADES",
+    "ClockSource",
     "Column",
     "MetaKey",
     "alternatives",
@@ -112,8 +113,10 @@ MIN_SAMPLE_NS = 1e-9
 COLUMN_NAMES: tuple[str, ...] = tuple(c.name for c in COLUMNS)
 REQUIRED_COLUMNS: tuple[str, ...] = tuple(c.name for c in COLUMNS if c.required)
 
+#: Clocks the collector reads (``tsanalyze collect --clock``).
+ClockSource = Literal["rdtscp", "rdtsc", "cntvct", "clock_gettime", "perf_counter"]
 #: Clock sources a run may record (plus ``imported:<tool>`` for imports).
-CLOCK_SOURCES = ("rdtscp", "rdtsc", "cntvct", "clock_gettime", "perf_counter", "simulated")
+CLOCK_SOURCES = (*get_args(ClockSource), "simulated")
 
 _INT_KINDS = ("int64", "int32", "int16", "int8", "uint8", "uint16", "uint32")
 

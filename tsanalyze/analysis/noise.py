@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import warnings
 from typing import Any, Literal
@@ -18,7 +17,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from tsanalyze._result import Finding, Result
+from tsanalyze._result import Finding, Result, result
 from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.timer import timer_check
 
@@ -55,7 +54,7 @@ def _groups(df: pd.DataFrame) -> list[tuple[str, str, pd.DataFrame]]:
 
 
 # ------------------------------------------------------------------------ noise floor
-@dataclasses.dataclass(frozen=True, slots=True)
+@result
 class NoiseFloor(Result):
     """The environmental noise floor of each run and what it explains.
 
@@ -207,7 +206,7 @@ def noise_floor(
 
 
 # ----------------------------------------------------------------------- timer checks
-@dataclasses.dataclass(frozen=True, slots=True)
+@result
 class TimerChecksPerSeries(Result):
     """Timer checks of every series of a run DataFrame (one row per series).
 

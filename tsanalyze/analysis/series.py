@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from tsanalyze._result import Finding, Result, to_builtin
+from tsanalyze._result import Finding, Result, result, to_builtin
 from tsanalyze._typing import ArrayLike, Float64Array, RNGType
 from tsanalyze._validation import (
     as_series_array,
@@ -47,7 +47,7 @@ _MIN_AUTOCORRELATION = 20
 _ACF_LAGS = 40
 
 
-@dataclasses.dataclass(frozen=True, slots=True, eq=False)
+@result
 class SeriesAnalysis(Result):
     """What one series says, on its stable segment.
 

@@ -11,7 +11,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from tsanalyze._result import Finding, Result
+from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import ArrayLike, Float64Array
 from tsanalyze._units import parse_unit
 from tsanalyze._validation import as_series_array
@@ -35,7 +35,7 @@ Unit = Literal["ns", "us", "ms", "s"]
 _UNIT_SECONDS: dict[str, float] = {u: parse_unit(u) * 1e-9 for u in ("ns", "us", "ms", "s")}
 
 
-@dataclasses.dataclass(frozen=True, slots=True, eq=False)
+@result
 class SteadyState(Result):
     """Where one series is stable, and what shape it has.
 
@@ -116,7 +116,7 @@ class SteadyState(Result):
         return pd.DataFrame([row])
 
 
-@dataclasses.dataclass(frozen=True, slots=True, eq=False)
+@result
 class SteadyStateTrials(Result):
     """Steady state across the trials (process executions) of one benchmark.
 

@@ -17,7 +17,6 @@ References
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -26,7 +25,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _st
 
-from tsanalyze._result import Finding, Result
+from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import ArrayLike, Float64Array, RNGType
 from tsanalyze._validation import (
     as_series_array,
@@ -51,7 +50,7 @@ DISAGREE_ALPHA = 0.01
 Trials = pd.DataFrame | Mapping[str, ArrayLike] | Sequence[ArrayLike]
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@result
 class TrialsEstimate(Result):
     """An estimate from several trials (runs) of one benchmark.
 

@@ -12,18 +12,9 @@ from typing import Annotated, Literal, NoReturn
 import typer
 
 from tsanalyze.cli._errors import fail
+from tsanalyze.schema import ClockSource
 
 __all__ = ["collect"]
-
-
-class ClockChoice(str, enum.Enum):
-    """Clock sources of the collector."""
-
-    rdtscp = "rdtscp"
-    rdtsc = "rdtsc"
-    cntvct = "cntvct"
-    clock_gettime = "clock_gettime"
-    perf_counter = "perf_counter"
 
 
 class GcChoice(str, enum.Enum):
@@ -86,7 +77,7 @@ def collect(
     no_interleave: Annotated[
         bool, typer.Option("--no-interleave", help="Each benchmark's series in turn.")
     ] = False,
-    clock: Annotated[ClockChoice | None, typer.Option(help="Force a clock source.")] = None,
+    clock: Annotated[ClockSource | None, typer.Option(help="Force a clock source.")] = None,
     gc: Annotated[
         GcChoice, typer.Option(help="Garbage collector during samples.")
     ] = GcChoice.enabled,
@@ -170,7 +161,7 @@ def collect(
                     evals=n_evals,
                     interleave=not no_interleave,
                     seed=seed,
-                    clock=None if clock is None else clock.value,
+                    clock=clock,
                     overwrite=overwrite,
                     ignore_failures=ignore_failures,
                     user=_pairs(tag or [], "--tag", "tag"),

@@ -43,9 +43,10 @@ import warnings
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal, cast, get_args
+from typing import Any, cast, get_args
 
 from tsanalyze.errors import InvalidArgumentError
+from tsanalyze.schema import ClockSource
 
 __all__ = [
     "CLOCK_ENV",
@@ -63,7 +64,6 @@ __all__ = [
     "measure_timer",
 ]
 
-ClockSource = Literal["rdtscp", "rdtsc", "cntvct", "clock_gettime", "perf_counter"]
 #: Environment variable that forces a clock source.
 CLOCK_ENV = "TSANALYZE_CLOCK"
 _SOURCES: tuple[str, ...] = get_args(ClockSource)

@@ -6,17 +6,16 @@ deviation only under independence of the evaluations inside the sample.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
-from tsanalyze._result import Finding, Result
+from tsanalyze._result import Finding, Result, result
 from tsanalyze._validation import check_positive_int
 from tsanalyze.errors import InvalidArgumentError
 
 __all__ = ["ActionStatistics", "action_statistics"]
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@result
 class ActionStatistics(Result):
     """Per-evaluation ("action") statistics derived from per-sample ("block") ones.
 

@@ -11,13 +11,12 @@ independence-assuming statistics on those means.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
 import pandas as pd
 
-from tsanalyze._result import Finding, Result
+from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import ArrayLike, Float64Array
 from tsanalyze._validation import as_series_array, check_confidence_level, check_positive_int
 from tsanalyze.errors import InvalidArgumentError
@@ -192,7 +191,7 @@ def subsession_size(
     return None
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@result
 class BlockSize(Result):
     """The block size a test on block (subsession) means should use.
 
@@ -425,7 +424,7 @@ def geyer_tau(rho: Float64Array, n: int) -> float:
     return float(max(1.0 / n, 2.0 * g.sum() - 1.0))
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@result
 class Autocorrelation(Result):
     """Serial dependence of one series.
 

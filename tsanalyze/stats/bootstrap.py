@@ -8,7 +8,6 @@ resamples so memory stays bounded.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Callable
 from typing import Literal
@@ -16,7 +15,7 @@ from typing import Literal
 import numpy as np
 from scipy.special import ndtr, ndtri, stdtrit
 
-from tsanalyze._result import Finding, Result
+from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import ArrayLike, Float64Array, Int64Array, RNGType
 from tsanalyze._validation import (
     as_series_array,
@@ -275,7 +274,7 @@ def _stationary_by_block(
     return flat.reshape(n_resamples, size)
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@result
 class BootstrapCI(Result):
     """A bootstrap confidence interval.
 

@@ -33,7 +33,7 @@ from typing import Literal
 
 import numpy as np
 
-from tsanalyze._result import Finding, Result
+from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import ArrayLike, Float64Array
 from tsanalyze._validation import as_series_array, check_confidence_level
 from tsanalyze.errors import InvalidArgumentError
@@ -109,7 +109,7 @@ _MEMO: OrderedDict[MemoKey, Dependence] = OrderedDict()
 _LOCK = threading.Lock()
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@result
 class Dependence(Result):
     """How a series depends on its past, and how to average it honestly.
 

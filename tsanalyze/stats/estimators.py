@@ -21,7 +21,6 @@ the median, mean and trimmed mean are widened by half a tick on each side
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import warnings
 from collections.abc import Callable
@@ -32,7 +31,7 @@ import numpy as np
 from scipy import stats as _st
 from scipy.special import chdtrc
 
-from tsanalyze._result import Finding, Result
+from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import ArrayLike, Float64Array, RNGType
 from tsanalyze._validation import (
     as_series_array,
@@ -177,7 +176,7 @@ _NOT_FORCEABLE = (
 MAX_RESAMPLE_SIZE = 20_000
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@result
 class Estimate(Result):
     """A point estimate with its confidence interval.
 

@@ -33,12 +33,11 @@ its upper end is the sample minimum, since the floor can be no higher.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
 
-from tsanalyze._result import Finding, Result
+from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import ArrayLike, Float64Array
 from tsanalyze._validation import as_series_array, check_confidence_level
 from tsanalyze.errors import InvalidArgumentError
@@ -72,7 +71,7 @@ _LOG_ALPHA = np.linspace(math.log(0.25), math.log(30.0), 64)
 _ALPHA = np.exp(_LOG_ALPHA)
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@result
 class FloorInterval(Result):
     """Interval for the floor (lower endpoint) of the run time.
 

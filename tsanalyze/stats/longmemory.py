@@ -14,7 +14,6 @@ test of long memory against a flexible short-memory alternative, and its Hurst e
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
@@ -22,7 +21,7 @@ from scipy import optimize
 from scipy.special import chdtrc, stdtrit
 from threadpoolctl import ThreadpoolController
 
-from tsanalyze._result import Result
+from tsanalyze._result import Result, result
 from tsanalyze._typing import ArrayLike, Float64Array
 from tsanalyze._validation import as_series_array, check_confidence_level, check_positive_int
 
@@ -41,7 +40,7 @@ __all__ = [
 ]
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@result
 class VarianceTime(Result):
     """Variance of block means against block length (aggregated-variance curve).
 
@@ -221,7 +220,7 @@ def aggregated_variance_fit(
     return 2.0 * h - 2.0, h, 2.0 * float(fit.cost)
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@result
 class LongMemory(Result):
     """Whittle-likelihood test of long memory against short memory.
 

@@ -7,7 +7,6 @@ between the clusters, and its CI describes a mixture. This module finds the clus
 
 from __future__ import annotations
 
-import dataclasses
 import heapq
 import math
 import warnings
@@ -17,7 +16,7 @@ import numpy as np
 import pandas as pd
 from scipy.signal import fftconvolve
 
-from tsanalyze._result import Finding, Result
+from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import ArrayLike, Float64Array, Int64Array
 from tsanalyze._validation import as_series_array, check_positive_int
 from tsanalyze.errors import InvalidArgumentError
@@ -31,7 +30,7 @@ _MIN_N = 20
 _CENTRAL = (0.005, 0.995)
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@result
 class Modes(Result):
     """Modes of a series' distribution.
 

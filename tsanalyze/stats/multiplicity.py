@@ -10,13 +10,12 @@ verdicts use the adjusted values.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 from scipy import special, stats
 
-from tsanalyze._result import Result
+from tsanalyze._result import Result, result
 from tsanalyze._typing import ArrayLike, Float64Array
 from tsanalyze._validation import check_confidence_level
 from tsanalyze.errors import InvalidArgumentError
@@ -33,7 +32,7 @@ ADJUSTMENTS: dict[str, str | None] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@result
 class GeometricMean(Result):
     """Geometric mean of ratios with a CI.
 

@@ -13,14 +13,13 @@ Two questions, two tools:
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from typing import ClassVar, Literal
 
 import numpy as np
 import pandas as pd
 
-from tsanalyze._result import Finding, Result
+from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import ArrayLike, Float64Array, Int64Array
 from tsanalyze._validation import as_series_array
 from tsanalyze.errors import InvalidArgumentError
@@ -47,7 +46,7 @@ _EFFECT_THRESHOLDS: tuple[tuple[float, OutlierEffect], ...] = (
 
 
 # --------------------------------------------------------------------------- Tukey fences
-@dataclasses.dataclass(frozen=True, slots=True)
+@result
 class TukeyFences(Result):
     """Tukey-fence classification of a series (criterion.rs ``LabeledSample``).
 
@@ -217,7 +216,7 @@ def tukey_fences(x: ArrayLike, *, mild: float = 1.5, severe: float = 3.0) -> Tuk
     )
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@result
 class TukeyFilter(Result):
     """The values inside Tukey's mild fences (a filter of paired differences).
 
@@ -276,7 +275,7 @@ def tukey_filter(x: ArrayLike, *, mild: float = 1.5) -> TukeyFilter:
 
 
 # ------------------------------------------------------------------ σ-blowup (Boyer)
-@dataclasses.dataclass(frozen=True, slots=True)
+@result
 class OutlierVariance(Result):
     """Boyer's (2008) standard-deviation-blowup model, with criterion's classes.
 

@@ -15,12 +15,11 @@ References
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
 
-from tsanalyze._result import Finding, Result
+from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import ArrayLike
 from tsanalyze._validation import as_series_array, check_confidence_level
 from tsanalyze.stats.two_sample import HypothesisTest
@@ -28,7 +27,7 @@ from tsanalyze.stats.two_sample import HypothesisTest
 __all__ = ["Drift", "paired_t", "spearman_drift", "wilcoxon_signed_rank"]
 
 
-@dataclass(frozen=True, slots=True)
+@result
 class Drift(Result):
     """Spearman rank correlation of a series against its index (zenbench's drift check).
 

@@ -15,13 +15,12 @@ References
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
 from scipy import stats as _st
 
-from tsanalyze._result import Finding, Result
+from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import ArrayLike, RNGType
 from tsanalyze._validation import as_series_array, check_confidence_level
 from tsanalyze.errors import InvalidArgumentError
@@ -31,7 +30,7 @@ from tsanalyze.stats.estimators import EstimatorName, estimate
 __all__ = ["SamplePlan", "plan_samples"]
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@result
 class SamplePlan(Result):
     """Samples and time still needed.
 

@@ -15,7 +15,7 @@ import math
 import numpy as np
 from scipy.stats import binom, norm
 
-from tsanalyze._result import Finding, Result
+from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import ArrayLike
 from tsanalyze._validation import as_series_array, check_confidence_level
 from tsanalyze.errors import InvalidArgumentError
@@ -127,7 +127,7 @@ def order_statistic_ranks(n: int, q: float, confidence_level: float) -> OrderSta
     return OrderStatisticRanks(n, float(q), lo, hi, float(conf), bool(ambiguous))
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@result
 class QuantileCI(Result):
     """Order-statistic confidence interval of a quantile.
 

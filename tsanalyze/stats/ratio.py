@@ -9,12 +9,11 @@ percentile interval of ``estimator(b) / estimator(a)``: the CI behind
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
 
-from tsanalyze._result import Finding, Result
+from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import ArrayLike, Float64Array, RNGType
 from tsanalyze._validation import (
     as_series_array,
@@ -37,7 +36,7 @@ from tsanalyze.stats.estimators import ESTIMATORS, subsession_mean_variance
 __all__ = ["RatioCI", "bootstrap_ratio_ci"]
 
 
-@dataclass(frozen=True, slots=True)
+@result
 class RatioCI(Result):
     """Bootstrap CI of ``estimator(b) / estimator(a)``.
 

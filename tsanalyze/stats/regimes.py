@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from tsanalyze._result import Result
+from tsanalyze._result import Result, result
 from tsanalyze._typing import ArrayLike, Float64Array
 from tsanalyze._validation import as_series_array
 from tsanalyze.stats.multimodality import multimodality
@@ -40,7 +40,7 @@ _MIN_EXCURSION_RUN = 3.0
 _MAX_KDE_POINTS = 100_000
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@result
 class Regimes(Result):
     """Modes of a series and how long it stays in each.
 

@@ -8,12 +8,11 @@ separates the two, so the speed is not biased by the fixed cost.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
 
-from tsanalyze._result import Finding, Result
+from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import ArrayLike, Float64Array
 from tsanalyze._validation import as_series_array, check_confidence_level
 from tsanalyze.errors import InvalidArgumentError
@@ -22,7 +21,7 @@ from tsanalyze.stats.autocorrelation import block_means, lag1, subsession_size
 __all__ = ["LinearFit", "evals_fit", "wps_fit"]
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@result
 class LinearFit(Result):
     """OLS fit t = intercept + slope · w on subsession means.
 

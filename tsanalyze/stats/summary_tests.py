@@ -6,14 +6,13 @@ mean, an sd and a sample count can and cannot support.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import math
 from typing import Literal
 
 from scipy import integrate, optimize, stats
 
-from tsanalyze._result import Finding, Result
+from tsanalyze._result import Finding, Result, result
 from tsanalyze._validation import check_confidence_level
 from tsanalyze.errors import InvalidArgumentError
 
@@ -52,7 +51,7 @@ def _count(v: object, name: str, minimum: int) -> int:
 
 
 # ------------------------------------------------------------------------------ Welch
-@dataclasses.dataclass(frozen=True, slots=True)
+@result
 class SummaryWelch(Result):
     """Welch's t-test of ``mean2 - mean1`` from summary statistics.
 
@@ -169,7 +168,7 @@ def welch_from_summary(
 
 
 # ------------------------------------------------------------- minimum detectable effect
-@dataclasses.dataclass(frozen=True, slots=True)
+@result
 class MinimumDetectableEffect(Result):
     """Smallest true difference a two-sample t-test detects with the given power.
 
@@ -297,7 +296,7 @@ def minimum_detectable_effect(
 
 
 # ------------------------------------------------------------------- CI consistency
-@dataclasses.dataclass(frozen=True, slots=True)
+@result
 class CIConsistency(Result):
     """Is a claimed CI consistent with the reported sd and n?
 

@@ -16,13 +16,12 @@ clock cannot give.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from typing import Literal
 
 import numpy as np
 
-from tsanalyze._result import Finding, Result
+from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import ArrayLike
 from tsanalyze._validation import as_series_array
 from tsanalyze.errors import InvalidArgumentError
@@ -50,7 +49,7 @@ _HEAD = 256
 MIN_DETECT = 20
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@result
 class Tick(Result):
     """The grid step of a series and where it came from.
 

@@ -8,13 +8,12 @@ pair, precision, accuracy) and say which samples the clock, not the code, domina
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from typing import ClassVar
 
 import numpy as np
 
-from tsanalyze._result import Finding, Result
+from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import ArrayLike, Float64Array
 from tsanalyze._units import format_time
 from tsanalyze._validation import as_series_array
@@ -36,7 +35,7 @@ DOMINATED_SHARE = 0.5
 
 
 # ----------------------------------------------------------------------- quantisation
-@dataclasses.dataclass(frozen=True, slots=True)
+@result
 class Quantisation(Result):
     """Are the sample times quantised (few distinct values, values on a tick grid)?
 
@@ -211,7 +210,7 @@ def quantisation(
 
 
 # ----------------------------------------------------------------------- timer check
-@dataclasses.dataclass(frozen=True, slots=True)
+@result
 class TimerCheck(Result):
     """How many samples are too short for the clock that timed them.
 

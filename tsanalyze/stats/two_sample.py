@@ -19,13 +19,12 @@ References
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 from scipy import special, stats
 
-from tsanalyze._result import Finding, Result
+from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import ArrayLike, Float64Array, Int64Array
 from tsanalyze._validation import as_series_array, check_confidence_level, check_positive_int
 from tsanalyze.errors import InvalidArgumentError
@@ -54,7 +53,7 @@ _HL_MAX_PAIRS = 4_000_000
 _HL_GRID = 2000
 
 
-@dataclass(frozen=True, slots=True)
+@result
 class HypothesisTest(Result):
     """The outcome of one hypothesis test.
 

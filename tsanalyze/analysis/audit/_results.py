@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from tsanalyze._result import Result, Severity, to_builtin
+from tsanalyze._result import Result, Severity, result, to_builtin
 
 __all__ = ["SEVERITY_RANK", "Audit", "AuditFinding"]
 
@@ -46,7 +46,7 @@ class AuditFinding:
         return to_builtin(self)
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@result
 class Audit(Result):
     """The audit of a table of published numbers.
 

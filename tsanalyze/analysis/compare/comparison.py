@@ -10,12 +10,11 @@ reject.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal, get_args
 
 import pandas as pd
 
-from tsanalyze._result import Finding, Result
+from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import ArrayLike, RNGType
 from tsanalyze._validation import check_confidence_level, check_positive_int, check_rng
 from tsanalyze.analysis.compare import designs, edges
@@ -42,7 +41,7 @@ Unit = designs.Unit
 LOCATION_ESTIMATORS: tuple[str, ...] = get_args(LocationEstimatorName)
 
 
-@dataclass(frozen=True, slots=True)
+@result
 class Comparison(Result):
     """The comparison of a baseline ``a`` with a candidate ``b``.
 

@@ -7,11 +7,9 @@ are ``faster``, ``slower`` and ``same``, as in every other comparison of tsanaly
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pandas as pd
 
-from tsanalyze._result import Result
+from tsanalyze._result import Result, result
 from tsanalyze._typing import ArrayLike
 from tsanalyze.analysis.compare.comparison import check_location_estimator
 from tsanalyze.analysis.compare.sides import as_side
@@ -22,7 +20,7 @@ from tsanalyze.stats.estimators import ESTIMATORS, LocationEstimatorName
 __all__ = ["Judgement", "judge"]
 
 
-@dataclass(frozen=True, slots=True)
+@result
 class Judgement(Result):
     """BenchmarkTools-style judgement: ratio of an estimator (default the minimum).
 

@@ -11,12 +11,11 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
-from tsanalyze._result import Finding, Result
+from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import RNGType
 from tsanalyze.analysis._seed import family_seeds, root_seed
 from tsanalyze.analysis.compare.comparison import Comparison, compare
@@ -27,7 +26,7 @@ from tsanalyze.stats.multiplicity import Adjustment, GeometricMean, geometric_me
 __all__ = ["ComparisonSet", "compare_runs"]
 
 
-@dataclass(frozen=True, slots=True)
+@result
 class ComparisonSet(Result):
     """Comparisons of every benchmark two sets of runs share.
 

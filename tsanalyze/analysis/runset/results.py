@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Literal, TypeVar
 
 import pandas as pd
 
-from tsanalyze._result import Finding, Result
+from tsanalyze._result import Finding, Result, result
 from tsanalyze.analysis.compare import Comparison
 from tsanalyze.analysis.series import SeriesAnalysis
 from tsanalyze.analysis.trials import TrialsEstimate
@@ -119,7 +119,7 @@ class TrialsRow(_InContext, TrialsEstimate):
     side: str = ""
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@result
 class RunAnalysis(Result):
     """What a run set (or one series) says: one :class:`SeriesAnalysis` per (run,
     benchmark), and the comparisons chosen from how the data were collected.

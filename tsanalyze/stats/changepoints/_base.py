@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from tsanalyze._result import Finding, Result
+from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import Float64Array
 
 __all__ = ["ChangePoints", "Drift", "ModeSwitching", "segment_table"]
@@ -48,7 +48,7 @@ def segment_table(x: Float64Array, locations: Sequence[int]) -> pd.DataFrame:
     )
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@result
 class Drift(Result):
     """A level that moves steadily over the run instead of stepping.
 
@@ -74,7 +74,7 @@ class Drift(Result):
     critical_value: float
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@result
 class ModeSwitching(Result):
     """A series that alternates between a few levels (modes) instead of stepping once.
 
@@ -106,7 +106,7 @@ class ModeSwitching(Result):
         return self.runs[0][0] if self.runs else 0
 
 
-@dataclasses.dataclass(frozen=True, slots=True, eq=False)
+@result
 class ChangePoints(Result):
     """Change points of one series.
 

@@ -129,32 +129,30 @@ def sn_trend_statistic(y: Float64Array, t: Float64Array | None = None) -> float:
 _ALPHAS = np.array([0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2])
 #: trimming fractions tabulated (ε below the first is treated as the first)
 _EPS = np.array([0.05, 0.1, 0.2, 0.3, 0.4])
-#: change statistic: intercept a[alpha, eps] and slope b[alpha, eps] of log c in H − 1/2
-_CHANGE_A = np.array(
+#: change statistic: the line (a, b) of log c in H − 1/2, per [alpha, eps]
+_CHANGE_LINE = np.array(
     [
-        [6.460, 6.448, 6.410, 6.334, 6.173],
-        [6.121, 6.111, 6.055, 5.955, 5.773],
-        [5.939, 5.918, 5.843, 5.743, 5.554],
-        [5.656, 5.627, 5.553, 5.422, 5.214],
-        [5.418, 5.377, 5.286, 5.136, 4.902],
-        [5.131, 5.080, 4.955, 4.774, 4.496],
-        [4.772, 4.696, 4.522, 4.297, 3.996],
+        [(6.460, 2.605), (6.448, 2.637), (6.410, 2.729), (6.334, 2.852), (6.173, 2.877)],
+        [(6.121, 2.340), (6.111, 2.365), (6.055, 2.489), (5.955, 2.618), (5.773, 2.590)],
+        [(5.939, 2.216), (5.918, 2.266), (5.843, 2.427), (5.743, 2.517), (5.554, 2.504)],
+        [(5.656, 2.090), (5.627, 2.161), (5.553, 2.294), (5.422, 2.423), (5.214, 2.428)],
+        [(5.418, 1.963), (5.377, 2.063), (5.286, 2.218), (5.136, 2.351), (4.902, 2.331)],
+        [(5.131, 1.801), (5.080, 1.923), (4.955, 2.147), (4.774, 2.291), (4.496, 2.248)],
+        [(4.772, 1.572), (4.696, 1.743), (4.522, 2.028), (4.297, 2.180), (3.996, 2.045)],
     ]
 )
-_CHANGE_B = np.array(
+#: trend statistic: the line (a, b) of log c in H − 1/2, per alpha
+_TREND_LINE = np.array(
     [
-        [2.605, 2.637, 2.729, 2.852, 2.877],
-        [2.340, 2.365, 2.489, 2.618, 2.590],
-        [2.216, 2.266, 2.427, 2.517, 2.504],
-        [2.090, 2.161, 2.294, 2.423, 2.428],
-        [1.963, 2.063, 2.218, 2.351, 2.331],
-        [1.801, 1.923, 2.147, 2.291, 2.248],
-        [1.572, 1.743, 2.028, 2.180, 2.045],
+        (5.835, 3.138),
+        (5.368, 3.023),
+        (5.139, 2.871),
+        (4.777, 2.714),
+        (4.429, 2.605),
+        (4.002, 2.466),
+        (3.427, 2.332),
     ]
 )
-#: trend statistic: intercept and slope of log c in H − 1/2, per alpha
-_TREND_A = np.array([5.835, 5.368, 5.139, 4.777, 4.429, 4.002, 3.427])
-_TREND_B = np.array([3.138, 3.023, 2.871, 2.714, 2.605, 2.466, 2.332])
 #: H beyond which the tables are not extrapolated
 HURST_MAX = 0.99
 
@@ -179,8 +177,9 @@ def change_critical_value(hurst: float, eps: float, alpha: float = 0.05) -> floa
     alpha = _alpha_iv(alpha)
     h = min(max(float(hurst), 0.5), HURST_MAX)
     e = min(max(float(eps), float(_EPS[0])), float(_EPS[-1]))
-    a = np.array([np.interp(e, _EPS, row) for row in _CHANGE_A])
-    b = np.array([np.interp(e, _EPS, row) for row in _CHANGE_B])
+    # each alpha's line at this eps: a and b interpolated between the tabulated eps
+    lines = np.array([[np.interp(e, _EPS, v) for v in line.T] for line in _CHANGE_LINE])
+    a, b = lines.T
     return math.exp(_interp_alpha(alpha, a) + _interp_alpha(alpha, b) * (h - 0.5))
 
 
@@ -189,7 +188,8 @@ def trend_critical_value(hurst: float, alpha: float = 0.01) -> float:
     series with Hurst exponent ``hurst`` (clipped to [1/2, 0.99])."""
     alpha = _alpha_iv(alpha)
     h = min(max(float(hurst), 0.5), HURST_MAX)
-    return math.exp(_interp_alpha(alpha, _TREND_A) + _interp_alpha(alpha, _TREND_B) * (h - 0.5))
+    a, b = _TREND_LINE.T
+    return math.exp(_interp_alpha(alpha, a) + _interp_alpha(alpha, b) * (h - 0.5))
 
 
 def change_pvalue(statistic: float, hurst: float, eps: float) -> float:
