@@ -10,7 +10,10 @@ whatever the noise's size and dependence, as far as the fitted model holds.
 The scan is the likelihood-ratio (GLS) scan under the fitted AR(1)-plus-white noise
 (:class:`.scan.GlsScan`) on the despiked series, unless the series' commit-to-commit
 differences have too many wild jumps for that model (a machine switching between speed
-regimes); then it is the bounded CUSUM of levels (:func:`.scan.scan`).
+regimes); then it is the bounded CUSUM of levels (:func:`.scan.scan`) on the series'
+running median of three (:func:`.scan.median3`). The noise of a series the model
+describes is fitted by Whittle's likelihood (:func:`.noise.fit_noise_whittle`), that of
+a regime-switching one by the robust variogram (:func:`.noise.fit_noise`).
 
 The location and size of an accepted change are bootstrapped the same way: series with
 the fitted step at the estimated commit plus simulated noise are scanned again. The set of
@@ -18,7 +21,8 @@ commits is every split whose profile falls below the maximum by less than the bo
 95% quantile of that drop at the true split (a profile-likelihood confidence set, Siegmund
 1988, calibrated by simulation instead of its asymptotic law); the ratio's interval is the
 basic bootstrap interval of the step (Davison & Hinkley 1997, §5.2), so it carries the
-uncertainty of where the step is as well as of the levels.
+uncertainty of where the step is as well as of the levels. For a regime-switching series
+the bootstrap noise is its own residuals resampled in blocks (:func:`block_resample`).
 
 References
 ----------

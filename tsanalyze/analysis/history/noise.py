@@ -184,9 +184,6 @@ def fit_noise_whittle(x: Float64Array, runs: Float64Array, within_var: Float64Ar
     ----------
     Whittle, P. (1953). Estimation and information in stationary time series. *Arkiv
     för Matematik* 2(5), 423–434. doi:10.1007/BF02590998.
-    Dahlhaus, R. (1988). Small sample effects in time series analysis: a new asymptotic
-    theory and a new estimate. *Annals of Statistics* 16(2), 808–841.
-    doi:10.1214/aos/1176350837.
     """
     n = x.size
     if n < 8:
