@@ -32,6 +32,7 @@ from tsanalyze._typing import Float64Array
 
 __all__ = [
     "NoiseModel", "fit_noise", "fit_noise_whittle", "segment_mean_variance", "simulate_noise",
+    "whittle_loglik",
 ]  # fmt: skip
 
 _MAD_TO_SD = 1.482602218505602
@@ -186,20 +187,12 @@ def fit_noise_whittle(x: Float64Array, runs: Float64Array, within_var: Float64Ar
     för Matematik* 2(5), 423–434. doi:10.1007/BF02590998.
     """
     n = x.size
-    if n < 8:
+    grid = _whittle_grid(x)
+    if grid is None:
         return fit_noise(x, runs, within_var)
+    loglik, c = grid
     r = np.maximum(runs, 1.0)
     w = np.maximum(within_var, 0.0)
-    m = (n - 1) // 2
-    per = np.abs(np.fft.rfft(x - np.mean(x))[1 : m + 1]) ** 2 / n  # 2π times the periodogram
-    omega = 2.0 * math.pi * np.arange(1, m + 1) / n
-    phi = _WHITTLE_PHI[:, None]
-    shape = (1.0 - phi**2) / np.abs(1.0 - phi * np.exp(1j * omega)[None, :]) ** 2  # (P, m)
-    g = _WHITTLE_Q[None, :, None] * shape[:, None, :] + 1.0  # (P, Q, m)
-    c = np.mean(per / g, axis=-1)
-    if not np.all(c > 0):
-        return fit_noise(x, runs, within_var)
-    loglik = -np.sum(np.log(g), axis=-1) - m * np.log(c)
     i, j = np.unravel_index(int(np.argmax(loglik)), loglik.shape)
     c0 = float(c[i, j])
     q = float(_WHITTLE_Q[j])
@@ -210,6 +203,33 @@ def fit_noise_whittle(x: Float64Array, runs: Float64Array, within_var: Float64Ar
         white = np.full(n, c0)
     sd_a = math.sqrt(q * c0)
     return NoiseModel(sd_a, float(_WHITTLE_PHI[i]) if q > 0 else 0.0, math.sqrt(var_b), white, 0)
+
+
+def _whittle_grid(x: Float64Array) -> tuple[Float64Array, Float64Array] | None:
+    """Whittle's profile log-likelihood over the (φ, q) grid and the profiled ``c``
+    (None for fewer than 8 commits or a periodogram with a zero)."""
+    n = x.size
+    if n < 8:
+        return None
+    m = (n - 1) // 2
+    per = np.abs(np.fft.rfft(x - np.mean(x))[1 : m + 1]) ** 2 / n  # 2π times the periodogram
+    omega = 2.0 * math.pi * np.arange(1, m + 1) / n
+    phi = _WHITTLE_PHI[:, None]
+    shape = (1.0 - phi**2) / np.abs(1.0 - phi * np.exp(1j * omega)[None, :]) ** 2  # (P, m)
+    g = _WHITTLE_Q[None, :, None] * shape[:, None, :] + 1.0  # (P, Q, m)
+    c = np.mean(per / g, axis=-1)
+    if not np.all(c > 0):
+        return None
+    loglik: Float64Array = -np.sum(np.log(g), axis=-1) - m * np.log(c) - m
+    return loglik, c
+
+
+def whittle_loglik(x: Float64Array) -> float:
+    """The maximised Whittle log-likelihood of the noise model for ``x`` (−inf when it
+    cannot be computed): the quantity :func:`fit_noise_whittle` maximises, for comparing
+    a series with and without a suspected step (Whittle 1953)."""
+    grid = _whittle_grid(x)
+    return -math.inf if grid is None else float(np.max(grid[0]))
 
 
 def simulate_noise(model: NoiseModel, n_sims: int, rng: np.random.Generator) -> Float64Array:
