@@ -46,6 +46,11 @@ _SEVERITY_RANK = {"info": 0, "warning": 1, "serious": 2}
 def to_builtin(value: Any) -> Any:
     """Convert numpy/pandas scalars, arrays, frames, dataclasses and containers to plain
     Python objects that ``json.dumps`` accepts (NaN and inf become ``None``)."""
+    kind = type(value)  # plain scalars first: most of a report's ~200 000 values (issue 24)
+    if kind is float:
+        return value if math.isfinite(value) else None
+    if kind is int or kind is str or kind is bool or value is None:
+        return value
     if isinstance(value, Result):
         return value.to_dict()
     if dataclasses.is_dataclass(value) and not isinstance(value, type):

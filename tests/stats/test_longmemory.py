@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 
 from tsanalyze.datasets_dependent import fgn
+from tsanalyze.stats import longmemory as lm
+from tsanalyze.stats._numba import HAVE_NUMBA
 from tsanalyze.stats.autocorrelation import block_means
 from tsanalyze.stats.longmemory import (
     _pooled_periodogram,
@@ -101,3 +103,105 @@ def test_fgn_block_means_algebra_against_simulation() -> None:
     nu_emp = 2 * s2.mean() ** 2 / s2.var()
     assert batch_means_dof(k, h) == pytest.approx(nu_emp, rel=0.1)
     assert batch_means_dof(k, 0.5) == pytest.approx(k - 1)
+
+
+# ------------------------------------------------ the Whittle fits (issue 24, third round)
+
+
+def _models(x: np.ndarray) -> tuple[lm._Whittle, lm._Whittle]:
+    lam, per, count, _ = lm._pooled_periodogram(x)
+    return lm._Whittle(lam, per, count, False), lm._Whittle(lam, per, count, True)
+
+
+def _profile(m: lm._Whittle, p: np.ndarray, order: int = 0) -> tuple[float, np.ndarray, np.ndarray]:
+    grad, hess = np.zeros(3), np.zeros((3, 3))
+    k = p.size
+    v = lm._profile_py(m.cl, m.l2s, m.per, m.count, p, k, grad, hess, order)
+    return v, grad[:k], hess[:k, :k]
+
+
+def test_profile_likelihood_is_the_full_likelihood_at_its_best_scale() -> None:
+    # independent reference: Whittle's likelihood sum n (log f + I / f) of the spectral
+    # density written out, minimised over the scale c numerically
+    from scipy.optimize import minimize_scalar
+
+    x = fgn(3000, 0.7, rng=11)
+    _, m = _models(x)
+    lam, per, count, _ = lm._pooled_periodogram(x)
+    w, phi, d = 0.6, 0.4, 0.25
+    shape = (1 - w) + w * (1 - phi**2) * np.abs(2 * np.sin(lam / 2)) ** (-2 * d) / np.abs(
+        1 - phi * np.exp(-1j * lam)
+    ) ** 2
+
+    def full(logc: float) -> float:
+        f = math.exp(logc) * shape
+        return float(np.sum(count * (np.log(f) + per / f)))
+
+    ref = minimize_scalar(full, bounds=(-10, 10), method="bounded", options={"xatol": 1e-10})
+    got, _, _ = _profile(m, np.array([w, math.atanh(phi), d]))
+    assert got == pytest.approx(ref.fun, rel=1e-9)
+
+
+@pytest.mark.parametrize("with_d", [False, True])
+def test_profile_gradient_and_hessian_match_finite_differences(with_d: bool) -> None:
+    short, long_ = _models(np.random.default_rng(12).standard_normal(2000).cumsum() * 0.05
+                           + np.random.default_rng(13).standard_normal(2000))  # fmt: skip
+    m = long_ if with_d else short
+    for p in ([0.3, 0.5, 0.2], [0.9, -1.2, -0.3], [0.05, 2.5, 0.6]):
+        q = np.array(p[: 3 if with_d else 2])
+        _, g, h = _profile(m, q, order=2)
+        eps = 1e-5
+        eye = np.eye(q.size)
+        gn = [(_profile(m, q + eps * e)[0] - _profile(m, q - eps * e)[0]) / (2 * eps) for e in eye]
+        hn = [
+            (_profile(m, q + eps * e, 1)[1] - _profile(m, q - eps * e, 1)[1]) / (2 * eps)
+            for e in eye
+        ]
+        np.testing.assert_allclose(g, gn, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(h, np.array(hn), rtol=1e-5, atol=1e-4)
+
+
+def test_compiled_kernels_and_their_python_twins_agree() -> None:
+    if not HAVE_NUMBA:
+        pytest.skip("numba is not installed")
+    for x in (fgn(2000, 0.8, rng=14), np.random.default_rng(15).exponential(size=1500)):
+        for m in _models(x):
+            k = m.lower.size
+            for p0 in m.grid_starts(2):
+                for order in (0, 1, 2):
+                    out = []
+                    for f in (lm._profile_py, lm._profile):
+                        grad, hess = np.zeros(3), np.zeros((3, 3))
+                        out.append((f(m.cl, m.l2s, m.per, m.count, p0, k, grad, hess, order),
+                                    grad, hess))  # fmt: skip
+                    assert out[1][0] == pytest.approx(out[0][0], rel=1e-13)
+                    np.testing.assert_allclose(out[1][1], out[0][1], rtol=1e-9, atol=1e-9)
+                    np.testing.assert_allclose(out[1][2], out[0][2], rtol=1e-9, atol=1e-9)
+                py = lm._newton_py(m.cl, m.l2s, m.per, m.count, p0, m.lower, m.upper)
+                nb = lm._newton_nb(m.cl, m.l2s, m.per, m.count, p0, m.lower, m.upper)
+                np.testing.assert_allclose(nb[0], py[0], rtol=1e-9, atol=1e-12)
+                assert nb[1] == pytest.approx(py[1], rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_fits_reach_the_best_optimum_an_independent_search_finds(seed: int) -> None:
+    # the reference: scipy's L-BFGS-B on the profile likelihood from 25 random starts
+    # in the bounds; the fit (grid of starts, projected Newton) must do as well
+    from scipy.optimize import minimize
+
+    rng = np.random.default_rng(100 + seed)
+    x = [fgn(1500, 0.75, rng=seed), rng.exponential(size=1000) + rng.standard_normal(1000),
+         np.repeat(rng.standard_normal(100), 10) + rng.standard_normal(1000),
+         rng.gamma(2.0, size=1200)][seed]  # fmt: skip
+    short, long_ = _models(x)
+    got_short = short.fit(short.grid_starts())
+    got_long = long_.fit([np.array([*got_short[0], 0.0]), *lm._LONG_STARTS,
+                          *long_.grid_starts(2)])  # fmt: skip
+    for m, got in ((short, got_short), (long_, got_long)):
+        best = math.inf
+        for _ in range(25):
+            p0 = m.lower + (m.upper - m.lower) * rng.random(m.lower.size)
+            r = minimize(lambda p, m=m: _profile(m, p)[0], p0, method="L-BFGS-B",
+                         bounds=list(zip(m.lower, m.upper, strict=True)))  # fmt: skip
+            best = min(best, float(r.fun))
+        assert got[1] <= best + 1e-4, (m.with_d, got[1], best)

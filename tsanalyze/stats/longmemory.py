@@ -19,11 +19,11 @@ import math
 import numpy as np
 from scipy import optimize
 from scipy.special import chdtrc, stdtrit
-from threadpoolctl import ThreadpoolController
 
 from tsanalyze._result import Result, result
 from tsanalyze._typing import ArrayLike, Float64Array
 from tsanalyze._validation import as_series_array, check_confidence_level, check_positive_int
+from tsanalyze.stats._numba import HAVE_NUMBA, jit
 
 __all__ = [
     "LongMemory",
@@ -291,59 +291,277 @@ def _pooled_periodogram(a: Float64Array) -> tuple[Float64Array, Float64Array, Fl
     return lam, pooled, count, agg
 
 
-def _whittle(
-    lam: Float64Array, per: Float64Array, count: Float64Array, with_d: bool
-) -> optimize.OptimizeResult:
-    """Fit f = c0 + c1 |2 sin(l/2)|^(-2d) / |1 - phi e^(-il)|^2 (d = 0 unless with_d)."""
-    cl = np.cos(lam)
-    l2s = np.log(2.0 * np.sin(lam / 2.0))
-
-    def nll(p: Float64Array) -> tuple[float, Float64Array]:
-        a0, a1, t = float(p[0]), float(p[1]), float(p[2])
-        d = float(p[3]) if with_d else 0.0
-        phi = math.tanh(t)
-        den = 1.0 - 2.0 * phi * cl + phi * phi
-        g = np.exp(-2.0 * d * l2s) / den
-        e0, e1 = math.exp(a0), math.exp(a1)
-        f = e0 + e1 * g
-        r = count * (1.0 / f - per / (f * f))
-        eg = e1 * g
-        grad = [
-            e0 * float(r.sum()),
-            float(np.dot(r, eg)),
-            float(np.dot(r, eg * (2.0 * cl - 2.0 * phi) / den)) * (1.0 - phi * phi),
-        ]
-        if with_d:
-            grad.append(float(np.dot(r, eg * (-2.0 * l2s))))
-        return float(np.sum(count * (np.log(f) + per / f))), np.asarray(grad)
-
-    bounds = [(-25.0, 5.0), (-25.0, 12.0), (-4.0, 5.0)] + ([(-0.45, 0.99)] if with_d else [])
-    return nll, bounds
+#: iterations of the projected Newton search, and its stopping rules
+_MAX_ITER = 100
+_GTOL = 1e-7
+_FTOL = 1e-12
 
 
-#: the BLAS libraries loaded, found once (threadpoolctl's search of the loaded libraries
-#: cost ~2-7 ms a call, more than the fits themselves on 1000 samples)
-_BLAS: list[ThreadpoolController] = []
+def _profile_py(
+    cl: np.ndarray,
+    l2s: np.ndarray,
+    per: np.ndarray,
+    count: np.ndarray,
+    x: np.ndarray,
+    k: int,
+    grad: np.ndarray,
+    hess: np.ndarray,
+    order: int,
+) -> float:
+    """Whittle's profile negative log-likelihood at x = (w, atanh phi[, d]) (k = 2 or 3
+    parameters); with ``order`` 1 or 2 also its gradient and Hessian into ``grad`` and
+    ``hess`` (the source of the compiled kernel: one pass over the frequencies).
+
+    f = c h, h = 1 - w + w G, G = (1 - phi^2) |2 sin(l/2)|^(-2d) / |1 - phi e^(-il)|^2;
+    with A = sum n I / h, N = sum n the profile is N log(A / N) + sum n log h + N, and
+    with h_i, h_ij the derivatives of h, A_i = -sum n I h_i / h^2 and A_ij = sum n I
+    (2 h_i h_j / h^3 - h_ij / h^2): L_i = N A_i / A + sum n h_i / h and L_ij =
+    N (A_ij / A - A_i A_j / A^2) + sum n (h_ij / h - h_i h_j / h^2).
+    """
+    w = x[0]
+    phi = math.tanh(x[1])
+    d = x[2] if k == 3 else 0.0
+    v = 1.0 - phi * phi
+    a = 0.0
+    slog = 0.0
+    total = 0.0
+    ai = np.zeros(3)
+    bi = np.zeros(3)
+    aij = np.zeros((3, 3))
+    bij = np.zeros((3, 3))
+    h1 = np.zeros(3)
+    h2 = np.zeros((3, 3))
+    for j in range(cl.size):
+        c = count[j]
+        den = 1.0 - 2.0 * phi * cl[j] + phi * phi
+        g = v / den
+        if d != 0.0:
+            g = g * math.exp(-2.0 * d * l2s[j])
+        h = 1.0 - w + w * g
+        ci = c * per[j]
+        total += c
+        a += ci / h
+        slog += c * math.log(h)
+        if order == 0:
+            continue
+        # r = d log G / d t: -2 phi from 1 - phi^2, q from the AR(1) denominator
+        q = (2.0 * cl[j] - 2.0 * phi) * v / den
+        r = q - 2.0 * phi
+        gt = g * r
+        h1[0] = g - 1.0
+        h1[1] = w * gt
+        if k == 3:
+            h1[2] = -2.0 * w * l2s[j] * g
+        for i in range(k):
+            ai[i] -= ci * h1[i] / (h * h)
+            bi[i] += c * h1[i] / h
+        if order == 1:
+            continue
+        dr = (-2.0 * v * v - 2.0 * phi * v * (2.0 * cl[j] - 2.0 * phi)) / den + q * q - 2.0 * v
+        h2[0, 0] = 0.0
+        h2[0, 1] = gt
+        h2[1, 1] = w * g * (r * r + dr)
+        if k == 3:
+            gd = -2.0 * l2s[j] * g
+            h2[0, 2] = gd
+            h2[1, 2] = w * gd * r
+            h2[2, 2] = -2.0 * l2s[j] * h1[2]
+        for i in range(k):
+            for m in range(i, k):
+                aij[i, m] += ci * (2.0 * h1[i] * h1[m] / (h * h * h) - h2[i, m] / (h * h))
+                bij[i, m] += c * (h2[i, m] / h - h1[i] * h1[m] / (h * h))
+    value = total * math.log(a / total) + slog + total
+    if order >= 1:
+        for i in range(k):
+            grad[i] = total * ai[i] / a + bi[i]
+    if order == 2:
+        for i in range(k):
+            for m in range(i, k):
+                hess[i, m] = total * (aij[i, m] / a - ai[i] * ai[m] / (a * a)) + bij[i, m]
+                hess[m, i] = hess[i, m]
+    return value
 
 
-def _blas() -> ThreadpoolController:
-    if not _BLAS:  # numpy's and scipy's BLAS are loaded by now (imported above)
-        _BLAS.append(ThreadpoolController())
-    return _BLAS[0]
+#: the profile likelihood the Newton search calls (compiled when numba is installed)
+_profile = jit(_profile_py)
 
 
-def _fit(nll, bounds, starts) -> optimize.OptimizeResult:  # type: ignore[no-untyped-def]
-    best = None
-    # L-BFGS-B calls BLAS on vectors of 3-4 numbers; a multithreaded BLAS then spends
-    # its time waking threads (8x slower on a busy 2-core machine), so one thread
-    with _blas().limit(limits=1, user_api="blas"):
+def _newton_py(
+    cl: np.ndarray,
+    l2s: np.ndarray,
+    per: np.ndarray,
+    count: np.ndarray,
+    x0: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+) -> tuple[np.ndarray, float]:
+    """Minimise the profile likelihood (:func:`_profile_py`, compiled when numba is
+    installed) within [lower, upper] from x0 by projected Newton steps (the source of the
+    compiled kernel).
+
+    Bertsekas' projected Newton method: parameters at a bound whose gradient pushes
+    outwards are held there; the Newton step is taken in the others, with a ridge added
+    to the Hessian until it is positive definite (a descent direction also where the
+    likelihood is not convex), and backtracked along the projected path until the Armijo
+    condition holds. It stops when the projected gradient or the decrease vanishes
+    (relative decrease 1e-12; scipy's L-BFGS-B stops at 2.2e-9).
+    """
+    k = x0.size
+    x = np.empty(k)
+    for i in range(k):
+        x[i] = min(max(x0[i], lower[i]), upper[i])
+    grad = np.zeros(3)
+    hess = np.zeros((3, 3))
+    m = np.zeros((3, 3))
+    low = np.zeros((3, 3))
+    step = np.zeros(3)
+    y = np.zeros(3)
+    xn = np.empty(k)
+    fx = _profile(cl, l2s, per, count, x, k, grad, hess, 2)
+    for _ in range(_MAX_ITER):
+        free = np.ones(k, np.bool_)
+        largest = 0.0
+        scale = 0.0
+        for i in range(k):
+            if (x[i] <= lower[i] and grad[i] > 0.0) or (x[i] >= upper[i] and grad[i] < 0.0):
+                free[i] = False
+            else:
+                largest = max(largest, abs(grad[i]))
+                scale = max(scale, abs(hess[i, i]))
+        if largest < _GTOL:
+            break
+        if scale == 0.0:
+            scale = 1.0
+        ridge = 0.0
+        while True:  # Cholesky of the free block (+ ridge); held rows are the identity
+            for i in range(k):
+                for j in range(k):
+                    if free[i] and free[j]:
+                        m[i, j] = hess[i, j]
+                    else:
+                        m[i, j] = 0.0
+                m[i, i] = m[i, i] + ridge if free[i] else 1.0
+            ok = True
+            for i in range(k):
+                for j in range(i + 1):
+                    s = m[i, j]
+                    for p in range(j):
+                        s -= low[i, p] * low[j, p]
+                    if i == j:
+                        if s <= 0.0:
+                            ok = False
+                            break
+                        low[i, i] = math.sqrt(s)
+                    else:
+                        low[i, j] = s / low[j, j]
+                if not ok:
+                    break
+            if ok:
+                break
+            ridge = max(4.0 * ridge, 1e-10 * scale)
+        for i in range(k):  # solve L L' step = -grad (free part)
+            s = -grad[i] if free[i] else 0.0
+            for p in range(i):
+                s -= low[i, p] * y[p]
+            y[i] = s / low[i, i]
+        for i in range(k - 1, -1, -1):
+            s = y[i]
+            for p in range(i + 1, k):
+                s -= low[p, i] * step[p]
+            step[i] = s / low[i, i]
+        t = 1.0
+        fn = fx
+        moved = False
+        while t >= 1e-10:
+            slope = 0.0
+            for i in range(k):
+                xn[i] = min(max(x[i] + t * step[i], lower[i]), upper[i])
+                slope += grad[i] * (xn[i] - x[i])
+            fn = _profile(cl, l2s, per, count, xn, k, grad, hess, 0)
+            if fn <= fx + 1e-4 * slope:
+                moved = True
+                break
+            t *= 0.5
+        if not moved:
+            break
+        done = fx - fn <= _FTOL * max(1.0, abs(fx))
+        for i in range(k):
+            x[i] = xn[i]
+        fx = _profile(cl, l2s, per, count, x, k, grad, hess, 2)
+        if done:
+            break
+    return x, fx
+
+
+_newton_nb = jit(_newton_py)
+
+
+class _Whittle:
+    """The pooled periodogram and the bounds of one of the two fits of :func:`long_memory`
+    (with the memory parameter d when ``with_d``)."""
+
+    def __init__(
+        self, lam: Float64Array, per: Float64Array, count: Float64Array, with_d: bool
+    ) -> None:
+        self.cl = np.cos(lam)
+        self.l2s = np.log(2.0 * np.sin(lam / 2.0))
+        self.per, self.count, self.with_d = per, count, with_d
+        self.lower = np.array([0.0, -4.0] + ([-0.45] if with_d else []))
+        self.upper = np.array([1.0, 5.0] + ([0.99] if with_d else []))
+
+    def fit(self, starts: list[Float64Array]) -> tuple[Float64Array, float]:
+        """The best of the projected Newton searches from ``starts``: (parameters, value)."""
+        newton = _newton_nb if HAVE_NUMBA else _newton_py
+        best: tuple[Float64Array, float] | None = None
         for p0 in starts:
-            r = optimize.minimize(
-                nll, np.asarray(p0, float), jac=True, method="L-BFGS-B", bounds=bounds
-            )
-            if best is None or r.fun < best.fun:
-                best = r
-    return best
+            x, fx = newton(
+                self.cl, self.l2s, self.per, self.count,
+                np.asarray(p0, dtype=np.float64), self.lower, self.upper,
+            )  # fmt: skip
+            if best is None or fx < best[1]:
+                best = (x, float(fx))
+        assert best is not None
+        return best
+
+    def grid_starts(self, most: int = 4) -> list[Float64Array]:
+        """The model's local minima on a grid of (w, atanh phi[, d]), best first (at most
+        ``most``): its likelihood often has several basins (a fast AR(1) part, a slow
+        one, white noise, long memory standing in for a slow AR(1)), and a search from
+        each finds the best. 31 x 13 points without d, 10 x 6 x 5 with it."""
+        if self.with_d:
+            ts, ws, ds = _GRID_T[::3], _GRID_W[2::2], _GRID_D
+        else:
+            ts, ws, ds = _GRID_T, _GRID_W, np.zeros(1)
+        phi = np.tanh(ts)[:, None]
+        ar = (1.0 - phi * phi) / (1.0 - 2.0 * phi * self.cl + phi * phi)  # (t, bins)
+        g = ar[:, None, :] * np.exp(-2.0 * ds[:, None] * self.l2s)[None, :, :]  # (t, d, bins)
+        h = (1.0 - ws)[None, :, None, None] + ws[None, :, None, None] * g[:, None, :, :]
+        n = float(self.count.sum())
+        prof = n * np.log((self.per / h) @ self.count) + np.log(h) @ self.count  # (t, w, d)
+        pad = np.pad(prof, 1, constant_values=np.inf)
+        least = np.ones(prof.shape, dtype=bool)
+        for shift in np.ndindex(3, 3, 3):
+            if shift != (1, 1, 1):
+                at = tuple(slice(k, k + m) for k, m in zip(shift, prof.shape, strict=True))
+                least &= prof <= pad[at]
+        idx = np.flatnonzero(least)
+        idx = idx[np.argsort(prof.ravel()[idx], kind="stable")][:most]
+        out = []
+        for i, j, m in zip(*np.unravel_index(idx, prof.shape), strict=True):
+            p = [float(ws[j]), float(ts[i])] + ([float(ds[m])] if self.with_d else [])
+            out.append(np.array(p))
+        return out
+
+
+#: grid of the short-memory fit's starts: atanh phi, and the AR(1) share of the variance
+#: (w = 0, white noise, is the same at every phi: its neighbourhood is searched from 0.003)
+_GRID_T = np.linspace(-4.0, 5.0, 31)
+_GRID_W = np.array([0.003, 0.01, 0.03, 0.1, 0.2, 0.35, 0.5, 0.65, 0.8, 0.9, 0.95, 0.98, 1.0])
+#: the long-memory fit's fixed starts (w, atanh phi, d), besides the short-memory optimum
+#: (d = 0) and the best two local minima of a grid
+_LONG_STARTS = (np.array([0.7, 0.1, 0.3]), np.array([0.997, 0.1, 0.4]))
+#: and its grid: d (with every third phi and every other w from 0.03)
+_GRID_D = np.array([-0.3, 0.15, 0.35, 0.6, 0.85])
 
 
 def long_memory(x: ArrayLike) -> LongMemory:
@@ -378,8 +596,22 @@ def long_memory(x: ArrayLike) -> LongMemory:
     64 Fourier frequencies and on geometrically widening bins of the averaged periodogram
     above (bins grow by 3%), so the fit costs the same for any n; beyond 8,192 samples
     the series is first averaged in blocks (long memory survives aggregation, short
-    memory fades), which keeps 10^6 samples at a few milliseconds after one FFT. Each
-    model is fitted by L-BFGS-B with analytic gradients from three starting points.
+    memory fades), which keeps 10^6 samples at a few milliseconds after one FFT.
+
+    The fits: writing f = c ((1 - w) + w G), G the AR(1) (or ARFIMA) part scaled to unit
+    variance and w its share, the best scale c for given (w, phi, d) is explicit, which
+    leaves a likelihood in 2 (short memory) or 3 (long memory) bounded parameters, w in
+    [0, 1] (pure noise and pure AR(1) included), atanh phi in [-4, 5], d in
+    [-0.45, 0.99]. It often has several local minima (a fast and a slow AR(1) part, white
+    noise), so the short-memory fit starts from each local minimum of a 31 x 13 grid of
+    (phi, w) (at most 4), the long-memory one from the short-memory optimum with d = 0
+    (so l_long >= l_short), two fixed points and the best two local minima of a
+    10 x 6 x 5 grid; from each, projected Newton steps with the exact Hessian (compiled
+    with numba when installed) converge to a relative change of 1e-12. Against scipy's
+    L-BFGS-B from three starts (before) this finds the best optimum an exhaustive search
+    finds far more often (white-noise-like series of 1000 samples: the short-memory fit
+    missed it 2 times in 100 against 52; the statistic was off by up to 0.7 against 7.6)
+    at a quarter of the cost.
 
     Misspecification cuts both ways: two or more short correlation times can make the
     long-memory fit win (with d < 0 or small d), so callers should require d to be
@@ -393,43 +625,30 @@ def long_memory(x: ArrayLike) -> LongMemory:
     Granger, C. W. J., Joyeux, R. (1980). An introduction to long-memory time series
     models and fractional differencing. J. Time Series Analysis 1(1), 15-29,
     doi:10.1111/j.1467-9892.1980.tb00297.x.
+    Bertsekas, D. P. (1982). Projected Newton methods for optimization problems with
+    simple constraints. SIAM J. Control and Optimization 20(2), 221-246,
+    doi:10.1137/0320018.
     """
     a = as_series_array(x, "x", min_size=32)
     n = a.size
     if float(np.ptp(a)) == 0.0:
         return LongMemory(n, 1, 0.0, 0.5, 0.0, 0.0, 1.0, 0.0, 1.0)
     lam, per, count, agg = _pooled_periodogram(a)
-    nll_s, b_s = _whittle(lam, per, count, with_d=False)
-    short = _fit(
-        nll_s,
-        b_s,
-        (
-            [math.log(0.5), math.log(0.5), 0.5],
-            [math.log(0.9), math.log(0.1), 2.5],
-            [-6.0, 0.0, 0.0],
-        ),
-    )
-    nll_l, b_l = _whittle(lam, per, count, with_d=True)
-    long_ = _fit(
-        nll_l,
-        b_l,
-        ([*short.x, 0.0], [math.log(0.3), math.log(0.7), 0.1, 0.3], [-6.0, 0.0, 0.1, 0.4]),
-    )
-    stat = max(0.0, 2.0 * (float(short.fun) - float(long_.fun)))
-    d = float(long_.x[3])
+    short = _Whittle(lam, per, count, with_d=False)
+    short_x, short_fun = short.fit(short.grid_starts())
+    long = _Whittle(lam, per, count, with_d=True)
+    long_x, long_fun = long.fit([np.array([*short_x, 0.0]), *_LONG_STARTS, *long.grid_starts(2)])
+    stat = max(0.0, 2.0 * (short_fun - long_fun))
+    d = float(long_x[2])
     p = 0.5 * float(chdtrc(1, stat)) if d > 0 else 1.0
-    rho = math.tanh(float(short.x[2]))
-    c0, c1 = math.exp(float(short.x[0])), math.exp(float(short.x[1]))
-    # marginal variance of each part: c0 (noise), c1 / (1 - rho^2) (AR)
-    noise = c0 / (c0 + c1 / max(1e-12, 1.0 - rho * rho))
     return LongMemory(
         n=n,
         aggregation=agg,
         d=d,
         hurst=d + 0.5,
-        phi=math.tanh(float(long_.x[2])),
-        rho=rho,
-        noise_share=noise,
+        phi=math.tanh(float(long_x[1])),
+        rho=math.tanh(float(short_x[1])),
+        noise_share=1.0 - float(short_x[0]),  # w is the AR(1) share of the variance
         statistic=stat,
         pvalue=p,
     )

@@ -33,7 +33,7 @@ from tsanalyze.stats.bootstrap import (
 )
 from tsanalyze.stats.estimators import ESTIMATORS, subsession_mean_variance
 
-__all__ = ["RatioCI", "bootstrap_ratio_ci"]
+__all__ = ["RatioCI", "bootstrap_ratio_ci", "iid_order_statistic_replicates"]
 
 
 @result
@@ -72,6 +72,64 @@ class RatioCI(Result):
     se_log: float
     seed: int | None
     warnings: tuple[Finding, ...] = ()
+
+
+#: estimators whose i.i.d. bootstrap replicates are drawn as order statistics
+_ORDER_STATISTICS = ("median", "min")
+
+
+def iid_order_statistic_replicates(
+    x: Float64Array, estimator: str, n_resamples: int, rng: np.random.Generator
+) -> Float64Array:
+    """i.i.d. bootstrap replicates of the median or the minimum of ``x``, drawn directly.
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        1-d float64 sample (at least 1 value).
+    estimator : {"median", "min"}
+    n_resamples : int
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    numpy.ndarray
+        ``n_resamples`` replicates, distributed exactly as ``estimator(x[idx])`` with
+        ``idx`` n uniform draws from ``range(n)`` (the i.i.d. bootstrap).
+
+    Notes
+    -----
+    A resample of the sorted sample x_(0) <= ... <= x_(n-1) is x_(floor(n U_i)) with
+    U_i i.i.d. uniform; floor(n u) and the sorted sample are non-decreasing, so the k-th
+    smallest value of the resample is x_(floor(n U_(k))), U_(k) the k-th smallest of n
+    uniforms, which is Beta(k, n - k + 1) distributed; given U_(k) = u, U_(k+1) is u
+    plus (1 - u) times the least of n - k uniforms, Beta(1, n - k). Two Beta draws per
+    replicate give the median (the mean of the two middle values for even n, as
+    ``np.median``), one the minimum (k = 1): the same distribution as resampling n
+    indices and selecting, at 2 random numbers per replicate instead of n (Maritz &
+    Jarrett 1978 computed this distribution exactly; here it is sampled).
+
+    References
+    ----------
+    Maritz, J. S., Jarrett, R. G. (1978). A note on estimating the variance of the sample
+    median. JASA 73(361), 194-196, doi:10.1080/01621459.1978.10480027.
+    David, H. A., Nagaraja, H. N. (2003). Order Statistics, 3rd ed., Wiley, §2.2 (the
+    uniform order statistics) and §2.5 (their Markov property).
+    """
+    xs = np.sort(x)
+    n = xs.size
+
+    def at(u: Float64Array) -> Float64Array:
+        return xs[np.minimum((u * n).astype(np.int64), n - 1)]  # type: ignore[no-any-return]
+
+    if estimator == "min":
+        return at(rng.beta(1.0, float(n), n_resamples))
+    k = (n + 1) // 2  # 1-based rank of the (lower) middle value
+    u1 = rng.beta(float(k), float(n - k + 1), n_resamples)
+    if n % 2:
+        return at(u1)
+    u2 = u1 + (1.0 - u1) * rng.beta(1.0, float(n - k), n_resamples)
+    return (at(u1) + at(u2)) / 2
 
 
 def bootstrap_ratio_ci(
@@ -177,6 +235,8 @@ def bootstrap_ratio_ci(
         return 1.0 if mv is None else calibration_factor(bmeans, mv)
 
     def _side(series: Float64Array, bl: float) -> tuple[Float64Array, float]:
+        if bl < 1.5 and estimator in _ORDER_STATISTICS:
+            return iid_order_statistic_replicates(series, estimator, n_resamples, gen), 1.0
         idx = _resample(series.size, bl)
         if bl < 1.5:
             return np.asarray(apply_statistic(series, idx, fn), dtype=np.float64), 1.0
