@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _st
 
-from tsanalyze._result import Finding, Result
+from tsanalyze._result import Finding, Result, result
 from tsanalyze.analysis._seed import root_seed
 from tsanalyze.analysis.history.detect import Located, SeriesDetector, huber_levels
 from tsanalyze.analysis.history.engine import series_seed, two_passes
@@ -61,7 +61,7 @@ PILOT_LEVEL = 0.5
 SHARED_SHARE = 0.5
 
 
-@dataclass(frozen=True, slots=True)
+@result
 class History(Result):
     """Changes found in a benchmark history.
 

@@ -22,12 +22,11 @@ grid the two variances follow from non-negative least squares.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 from scipy import optimize, signal
 
-from tsanalyze._result import Result
+from tsanalyze._result import Result, result
 from tsanalyze._typing import Float64Array
 
 __all__ = [
@@ -43,7 +42,7 @@ _WHITTLE_PHI = np.round(np.arange(0.0, 0.976, 0.025), 3)
 _WHITTLE_Q = np.concatenate([[0.0], np.exp(np.linspace(np.log(0.01), np.log(100.0), 33))])
 
 
-@dataclass(frozen=True, slots=True)
+@result
 class NoiseModel(Result):
     """The fitted commit-level noise of one history series (log scale).
 
