@@ -30,10 +30,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _st
 
-from tsanalyze._result import Finding, Result
+from tsanalyze._result import Finding, Result, result
 from tsanalyze.analysis._seed import root_seed
 from tsanalyze.analysis.history.detect import Located, SeriesDetector, huber_levels
 from tsanalyze.analysis.history.engine import series_seed, two_passes
+from tsanalyze.analysis.history.noise import whittle_loglik
+from tsanalyze.analysis.history.scan import despike
 from tsanalyze.analysis.history.series import HistorySeries, build_series
 from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.multiplicity import adjust_pvalues
@@ -59,7 +61,7 @@ PILOT_LEVEL = 0.5
 SHARED_SHARE = 0.5
 
 
-@dataclass(frozen=True, slots=True)
+@result
 class History(Result):
     """Changes found in a benchmark history.
 
@@ -375,13 +377,22 @@ class _SeriesOut:
 def _first_pass(job: _Job) -> _Work:
     s = job.series
     rng = np.random.default_rng(job.seed)
-    det = SeriesDetector(s.x, s.runs, s.within_var, rng, n_null=job.n_null)
+    det = SeriesDetector(s.x, s.runs, s.within_var, rng, n_null=job.n_null, whittle=False)
     first = det.test(0, s.x.size)
     if first[0] <= PILOT_LEVEL:
         # a step inflates the variogram the noise is fitted to (and so hides itself):
-        # refit on the series with the suspected step taken out, then test again
+        # refit on the series with the suspected step taken out, then test again; where
+        # the step's removal does not raise the noise model's Whittle likelihood by more
+        # than BIC's price of its two parameters (log n), the step is not taken out: on
+        # a series without one, removing the wander's largest swing makes the wander
+        # look smaller and the null too light
+        fit_x = det.without_step(first[1])
+        if not det.wild and whittle_loglik(despike(fit_x)) - whittle_loglik(
+            despike(s.x)
+        ) <= math.log(s.x.size):
+            fit_x = s.x
         det = SeriesDetector(s.x, s.runs, s.within_var, rng, n_null=job.n_null,
-                             fit_x=det.without_step(first[1]))  # fmt: skip
+                             fit_x=fit_x)  # fmt: skip
         first = det.test(0, s.x.size)
     return _Work(s, det, first)
 

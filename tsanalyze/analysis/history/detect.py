@@ -10,7 +10,10 @@ whatever the noise's size and dependence, as far as the fitted model holds.
 The scan is the likelihood-ratio (GLS) scan under the fitted AR(1)-plus-white noise
 (:class:`.scan.GlsScan`) on the despiked series, unless the series' commit-to-commit
 differences have too many wild jumps for that model (a machine switching between speed
-regimes); then it is the bounded CUSUM of levels (:func:`.scan.scan`).
+regimes); then it is the bounded CUSUM of levels (:func:`.scan.scan`) on the series'
+running median of three (:func:`.scan.median3`). The noise of a series the model
+describes is fitted by Whittle's likelihood (:func:`.noise.fit_noise_whittle`), that of
+a regime-switching one by the robust variogram (:func:`.noise.fit_noise`).
 
 The location and size of an accepted change are bootstrapped the same way: series with
 the fitted step at the estimated commit plus simulated noise are scanned again. The set of
@@ -18,7 +21,8 @@ commits is every split whose profile falls below the maximum by less than the bo
 95% quantile of that drop at the true split (a profile-likelihood confidence set, Siegmund
 1988, calibrated by simulation instead of its asymptotic law); the ratio's interval is the
 basic bootstrap interval of the step (Davison & Hinkley 1997, §5.2), so it carries the
-uncertainty of where the step is as well as of the levels.
+uncertainty of where the step is as well as of the levels. For a regime-switching series
+the bootstrap noise is its own residuals resampled in blocks (:func:`block_resample`).
 
 References
 ----------
@@ -39,10 +43,23 @@ from dataclasses import dataclass
 import numpy as np
 
 from tsanalyze._typing import Float64Array
-from tsanalyze.analysis.history.noise import NoiseModel, fit_noise, simulate_noise
-from tsanalyze.analysis.history.scan import HUBER_K, GlsScan, Scan, despike, scan, tail_pvalue
+from tsanalyze.analysis.history.noise import (
+    NoiseModel,
+    fit_noise,
+    fit_noise_whittle,
+    simulate_noise,
+)
+from tsanalyze.analysis.history.scan import (
+    HUBER_K,
+    GlsScan,
+    Scan,
+    despike,
+    median3,
+    scan,
+    tail_pvalue,
+)
 
-__all__ = ["Located", "SeriesDetector", "huber_levels"]
+__all__ = ["Located", "SeriesDetector", "block_resample", "huber_levels"]
 
 #: robust z beyond which a whitened innovation is called wild (Gaussian: 0.05% of them)
 WILD_Z = 3.5
@@ -70,6 +87,33 @@ def huber_levels(x: Float64Array, s: Float64Array, mask: np.ndarray | None = Non
     return out
 
 
+def block_resample(resid: Float64Array, n_boot: int, rng: np.random.Generator) -> Float64Array:
+    """``n_boot`` series of ``resid``'s length built from circular blocks of ``resid``
+    (centred on its median) of geometric length with mean n^(1/3) (the stationary
+    bootstrap of Politis & Romano 1994): the resampled noise keeps the series' own
+    marginal law (heavy tails, regime levels) and its short-range dependence.
+
+    References
+    ----------
+    Politis, D. N. and Romano, J. P. (1994). The stationary bootstrap. *Journal of the
+    American Statistical Association* 89(428), 1303–1313.
+    doi:10.1080/01621459.1994.10476870.
+    """
+    n = resid.size
+    r = resid - np.median(resid)
+    p_new = 1.0 / max(1.0, n ** (1.0 / 3.0))
+    start = rng.integers(0, n, size=(n_boot, n))
+    new_block = rng.random((n_boot, n)) < p_new
+    new_block[:, 0] = True
+    # within a block the index advances by one from the block's random start
+    pos = np.arange(n)[None, :]
+    block_start = np.maximum.accumulate(np.where(new_block, pos, 0), axis=1)
+    first = np.take_along_axis(start, block_start, axis=1)
+    idx = (first + pos - block_start) % n
+    out: Float64Array = r[idx]
+    return out
+
+
 @dataclass(frozen=True)
 class Located:
     """A change at position ``t`` (first commit at the new level) of a series."""
@@ -94,6 +138,7 @@ class SeriesDetector:
         min_seg: int = MIN_SEG,
         n_refit: int = 20,
         fit_x: Float64Array | None = None,
+        whittle: bool = True,
     ) -> None:
         self.x = x
         self.min_seg = min_seg
@@ -102,7 +147,14 @@ class SeriesDetector:
         # series' median stands for every run (weights from noisy estimates would make
         # the standardised noise heteroscedastic where the real noise is not)
         w = np.full(x.size, float(np.median(within_var)) if x.size else 0.0)
-        self.model: NoiseModel = fit_noise(x if fit_x is None else fit_x, runs, w)
+        # spikes bounded before any scan, the same way for the data and the null
+        self.xd: Float64Array = despike(x)
+        # series the AR(1)-plus-white model describes get the efficient Whittle fit (on
+        # the despiked series) and the GLS scan; regime-switching ones the robust
+        # variogram fit and the bounded CUSUM
+        self.wild = self.wild_share() > WILD_SHARE
+        self.whittle = whittle and not self.wild
+        self.model: NoiseModel = self._fit(x if fit_x is None else fit_x, runs, w)
         var = self.model.marginal_var
         self.sd: Float64Array = np.sqrt(var)
         self.degenerate = not bool(np.all(self.sd > 0)) or x.size < 2 * min_seg + 1
@@ -110,10 +162,15 @@ class SeriesDetector:
         # location bootstrap's view of the uncertainty of the fit
         self.refits: list[NoiseModel] = [self.model]
         self.null = None if self.degenerate else self._predictive_null(n_null, n_refit)
-        # spikes bounded before any scan, the same way for the data and the null
-        self.xd: Float64Array = despike(x)
         self._scans: dict[tuple[int, int], GlsScan] = {}
-        self.use_gls = not self.degenerate and self.wild_share() <= WILD_SHARE
+        self.use_gls = not self.degenerate and not self.wild
+
+    def _fit(self, x: Float64Array, runs: Float64Array, w: Float64Array) -> NoiseModel:
+        """The noise fit in use: Whittle's on the despiked series, or the robust
+        variogram's on a regime-switching one."""
+        if self.whittle:
+            return fit_noise_whittle(despike(x), runs, w)
+        return fit_noise(x, runs, w)
 
     def __getstate__(self) -> dict[str, object]:
         # the GLS scans are a cache (n² floats each): rebuilt where needed, not shipped
@@ -140,7 +197,9 @@ class SeriesDetector:
         """The scan in use over [lo, hi) of ``rows`` (despiked for the GLS scan)."""
         if self.use_gls:
             return (g or self.gls(lo, hi)).scan(despike(rows), self.min_seg)
-        return scan(rows, self.sd[lo:hi], min_seg=self.min_seg)
+        # the CUSUM is for regime-switching series: their one-commit regime excursions,
+        # which Huber's ψ only bounds, are removed first (the same for the null)
+        return scan(median3(rows) if self.wild else rows, self.sd[lo:hi], min_seg=self.min_seg)
 
     def gls(self, lo: int, hi: int) -> GlsScan:
         """The GLS scan of commits [lo, hi) under the fitted noise (cached)."""
@@ -157,25 +216,28 @@ class SeriesDetector:
         wander's dependence is underestimated, and gives too many false alarms)."""
         if n_refit <= 1:
             return simulate_noise(self.model, n_null, self.rng)
+        per = -(-n_null // n_refit)
+        self.refits = self._refit(n_refit)
+        parts = [simulate_noise(m, per, self.rng) for m in self.refits]
+        out: Float64Array = np.concatenate(parts)[:n_null]
+        return out
+
+    def _refit(self, n_refit: int) -> list[NoiseModel]:
+        """``n_refit`` models refitted to series simulated from the fit, each with its
+        variance re-anchored to the fit's (the scale is well estimated, the dependence
+        is not)."""
         n = self.x.size
         ones = np.ones(n)
-        pilot = simulate_noise(self.model, n_refit, self.rng)
-        per = -(-n_null // n_refit)
-        parts = []
-        self.refits = []
-        for row in pilot:
-            m = fit_noise(row, ones, np.zeros(n))
+        out = []
+        for row in simulate_noise(self.model, n_refit, self.rng):
+            m = self._fit(row, ones, np.zeros(n))
             m = dataclasses.replace(m, white_var=np.maximum(m.white_var, 0.0))
             if not np.all(m.marginal_var > 0):
                 m = self.model
-            # the refit's total variance is re-anchored to the observed fit's, keeping
-            # its dependence: the scale is well estimated, the dependence is not
             ratio = self.model.marginal_var / m.marginal_var
-            self.refits.append(dataclasses.replace(
+            out.append(dataclasses.replace(
                 m, sd_wander=m.sd_wander * math.sqrt(float(np.median(ratio))),
                 white_var=m.white_var * ratio))  # fmt: skip
-            parts.append(simulate_noise(m, per, self.rng) * np.sqrt(ratio))
-        out: Float64Array = np.concatenate(parts)[:n_null]
         return out
 
     def without_step(self, t: int) -> Float64Array:
@@ -233,6 +295,10 @@ class SeriesDetector:
         base = np.where(left, lev_l, lev_r)
         if self.use_gls or self.null is None:
             xb = base + simulate_noise(model, n_boot, self.rng)
+        elif self.wild:
+            # regime switching: the model's Gaussian noise is lighter than the series'
+            # own; its residuals around the two levels are resampled in blocks instead
+            xb = base + block_resample(x - base, n_boot, self.rng)
         else:  # the CUSUM's set: the predictive null rows, as its p-value
             xb = base + self.null[:n_boot, lo:hi]
         refits = (
@@ -256,9 +322,9 @@ class SeriesDetector:
         drop = np.concatenate(drops)
         crit = float(np.quantile(drop, 0.95))
         cand = np.flatnonzero(valid & (top**2 - prof**2 <= crit + 1e-12)) + 1
+        xb = xb[: drop.size]
         if (k not in cand) and valid[k - 1]:
             cand = np.union1d(cand, [k])
-        xb = xb[: drop.size]
         split = np.concatenate(splits)[:, None]
         lb = huber_levels(xb, sd, idx[None, :] < split)
         rb = huber_levels(xb, sd, idx[None, :] >= split)

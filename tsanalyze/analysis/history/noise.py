@@ -22,21 +22,27 @@ grid the two variances follow from non-negative least squares.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 from scipy import optimize, signal
 
-from tsanalyze._result import Result
+from tsanalyze._result import Result, result
 from tsanalyze._typing import Float64Array
 
-__all__ = ["NoiseModel", "fit_noise", "segment_mean_variance", "simulate_noise"]
+__all__ = [
+    "NoiseModel", "fit_noise", "fit_noise_whittle", "segment_mean_variance", "simulate_noise",
+    "whittle_loglik",
+]  # fmt: skip
 
 _MAD_TO_SD = 1.482602218505602
 _PHI_GRID = np.round(np.arange(0.0, 0.91, 0.025), 3)
+#: the Whittle fit's grids: the wander's coefficient, and the ratio of its variance to
+#: the white variance (0: no wander)
+_WHITTLE_PHI = np.round(np.arange(0.0, 0.976, 0.025), 3)
+_WHITTLE_Q = np.concatenate([[0.0], np.exp(np.linspace(np.log(0.01), np.log(100.0), 33))])
 
 
-@dataclass(frozen=True, slots=True)
+@result
 class NoiseModel(Result):
     """The fitted commit-level noise of one history series (log scale).
 
@@ -153,6 +159,76 @@ def fit_noise(
     if not np.any(white > 0) and var_a <= 0:
         white = np.zeros(n)
     return NoiseModel(math.sqrt(max(var_a, 0.0)), phi, math.sqrt(max(var_b, 0.0)), white, k_max)
+
+
+def fit_noise_whittle(x: Float64Array, runs: Float64Array, within_var: Float64Array) -> NoiseModel:
+    """Fit the commit-level noise model by Whittle's frequency-domain likelihood.
+
+    The periodogram of the series at the Fourier frequencies 0 < ω_j < π is compared
+    with the spectral density of the AR(1) wander plus white noise,
+
+        f(ω) = c [q (1 − φ²) / |1 − φ e^{iω}|² + 1] / (2π),
+
+    with ``c`` the white variance of a commit (at the series' mean 1/r) and ``q`` the
+    wander's variance over it; ``c`` is profiled out and (φ, q) maximise the likelihood
+    over a grid (φ up to 0.975). It uses every pair of commits, where the variogram at a
+    few lags (:func:`fit_noise`) reads the dependence from the MADs of short differences
+    and often lands on its bound: on 150 commits of wander φ = 0.7 the Whittle φ has
+    (10%, 90%) quantiles (0.38, 0.88) against the variogram's (0.18, 0.90, its bound, in
+    37% of the series). Not robust: the caller bounds spikes and takes suspected steps
+    out first (:func:`.scan.despike`, :meth:`.detect.SeriesDetector.without_step`).
+    The white variance is split as in :func:`fit_noise`: ``(sd_run² + w_i) / r_i``, the
+    run-to-run part ``sd_run²`` being what the within-run variance ``w_i`` leaves.
+
+    References
+    ----------
+    Whittle, P. (1953). Estimation and information in stationary time series. *Arkiv
+    för Matematik* 2(5), 423–434. doi:10.1007/BF02590998.
+    """
+    n = x.size
+    grid = _whittle_grid(x)
+    if grid is None:
+        return fit_noise(x, runs, within_var)
+    loglik, c = grid
+    r = np.maximum(runs, 1.0)
+    w = np.maximum(within_var, 0.0)
+    i, j = np.unravel_index(int(np.argmax(loglik)), loglik.shape)
+    c0 = float(c[i, j])
+    q = float(_WHITTLE_Q[j])
+    mean_inv_r = float(np.mean(1.0 / r))
+    var_b = max(c0 / mean_inv_r - float(np.mean(w)), 0.0)
+    white = (var_b + w) / r
+    if not np.any(white > 0):
+        white = np.full(n, c0)
+    sd_a = math.sqrt(q * c0)
+    return NoiseModel(sd_a, float(_WHITTLE_PHI[i]) if q > 0 else 0.0, math.sqrt(var_b), white, 0)
+
+
+def _whittle_grid(x: Float64Array) -> tuple[Float64Array, Float64Array] | None:
+    """Whittle's profile log-likelihood over the (φ, q) grid and the profiled ``c``
+    (None for fewer than 8 commits or a periodogram with a zero)."""
+    n = x.size
+    if n < 8:
+        return None
+    m = (n - 1) // 2
+    per = np.abs(np.fft.rfft(x - np.mean(x))[1 : m + 1]) ** 2 / n  # 2π times the periodogram
+    omega = 2.0 * math.pi * np.arange(1, m + 1) / n
+    phi = _WHITTLE_PHI[:, None]
+    shape = (1.0 - phi**2) / np.abs(1.0 - phi * np.exp(1j * omega)[None, :]) ** 2  # (P, m)
+    g = _WHITTLE_Q[None, :, None] * shape[:, None, :] + 1.0  # (P, Q, m)
+    c = np.mean(per / g, axis=-1)
+    if not np.all(c > 0):
+        return None
+    loglik: Float64Array = -np.sum(np.log(g), axis=-1) - m * np.log(c) - m
+    return loglik, c
+
+
+def whittle_loglik(x: Float64Array) -> float:
+    """The maximised Whittle log-likelihood of the noise model for ``x`` (−inf when it
+    cannot be computed): the quantity :func:`fit_noise_whittle` maximises, for comparing
+    a series with and without a suspected step (Whittle 1953)."""
+    grid = _whittle_grid(x)
+    return -math.inf if grid is None else float(np.max(grid[0]))
 
 
 def simulate_noise(model: NoiseModel, n_sims: int, rng: np.random.Generator) -> Float64Array:

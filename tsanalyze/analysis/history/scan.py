@@ -50,7 +50,9 @@ import numpy as np
 
 from tsanalyze._typing import Float64Array
 
-__all__ = ["DESPIKE_K", "HUBER_K", "GlsScan", "Scan", "despike", "scan", "tail_pvalue"]
+__all__ = [
+    "DESPIKE_K", "HUBER_K", "GlsScan", "Scan", "despike", "median3", "scan", "tail_pvalue",
+]  # fmt: skip
 
 #: Huber's tuning constant on the standardised scale.
 HUBER_K = 1.5
@@ -142,6 +144,19 @@ def tail_pvalue(observed: float, null: Float64Array) -> float:
         base = 1.0 - kappa * excess / sigma
         tail = base ** (1.0 / kappa) if base > 0 else 0.0
     return float(min(max(share * tail, P_FLOOR), (1.0 + exceed) / (b + 1.0)))
+
+
+def median3(x: Float64Array) -> Float64Array:
+    """Running median of three along the last axis (the ends kept): Tukey's smoother,
+    which removes every one-commit excursion, however large, and keeps a clean step
+    where it is (each commit next to the step has two of its three values on its own
+    side; Tukey 1977, ch. 7)."""
+    if x.shape[-1] < 3:
+        return x
+    out = x.copy()
+    a, b, c = x[..., :-2], x[..., 1:-1], x[..., 2:]
+    out[..., 1:-1] = np.maximum(np.minimum(a, b), np.minimum(np.maximum(a, b), c))
+    return out
 
 
 def despike(x: Float64Array, k: float = DESPIKE_K) -> Float64Array:
