@@ -55,25 +55,3 @@ def test_a_running_thread_sends_the_jobs_to_the_fork_server() -> None:
     finally:
         stop.set()
         t.join()
-
-
-def test_a_side_read_by_its_job_is_read_once_per_worker(monkeypatch: pytest.MonkeyPatch) -> None:
-    # issue 24: the baseline side of planned files is one SideRef for all its comparisons
-    from tsanalyze.analysis.runset.plan import SideRef
-
-    reads: list[int] = []
-
-    class Ref:
-        def frame(self) -> object:
-            reads.append(1)
-            return object()
-
-    monkeypatch.setattr(executor, "_READ_SIDES", {})
-    base, others = Ref(), [Ref() for _ in range(20)]
-    got = {id(executor._side_frame(base))}  # type: ignore[arg-type]
-    for o in others:
-        executor._side_frame(o)  # type: ignore[arg-type]
-        got.add(id(executor._side_frame(base)))  # type: ignore[arg-type]
-    assert len(got) == 1 and len(reads) == 21  # the baseline read once
-    assert len(executor._READ_SIDES) <= executor._READ_SIDES_KEPT
-    assert SideRef.frame  # the real class has the method the memo calls

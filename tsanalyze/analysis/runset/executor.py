@@ -114,33 +114,12 @@ def run_read_series_kept(job: ReadSeriesJob) -> tuple[SeriesAnalysis, Any]:
     return run_series_kept(job.job())
 
 
-#: the last sides read, by the identity of their SideRef (kept alive here, so an id is
-#: never reused while kept): workers forked from the planning process share one SideRef
-#: for the baseline side of all its comparisons, read once (issue 24); compare() only
-#: reads the frame
-_READ_SIDES: dict[int, tuple[SideRef, Any]] = {}
-_READ_SIDES_KEPT = 8
-
-
-def _side_frame(ref: SideRef) -> Any:
-    """``ref.frame()``, kept for the next job with the very same SideRef object."""
-    hit = _READ_SIDES.pop(id(ref), None)
-    if hit is not None and hit[0] is ref:
-        _READ_SIDES[id(ref)] = hit  # the most recently used last
-        return hit[1]
-    frame = ref.frame()
-    _READ_SIDES[id(ref)] = (ref, frame)
-    while len(_READ_SIDES) > _READ_SIDES_KEPT:
-        _READ_SIDES.pop(next(iter(_READ_SIDES)))
-    return frame
-
-
 def run_compare(job: CompareJob) -> Comparison:
     """Make one comparison (its verdict is given again after the family's adjustment); a
     side given as a :class:`SideRef` is read here."""
     keep(job.assessments)
-    a = _side_frame(job.a) if isinstance(job.a, SideRef) else job.a
-    b = _side_frame(job.b) if isinstance(job.b, SideRef) else job.b
+    a = job.a.frame() if isinstance(job.a, SideRef) else job.a
+    b = job.b.frame() if isinstance(job.b, SideRef) else job.b
     return compare(
         a, b, estimator=job.estimator, confidence_level=job.confidence_level,
         benchmark=job.benchmark, paired=job.paired, rng=job.seed,

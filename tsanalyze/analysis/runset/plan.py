@@ -392,20 +392,13 @@ def comparison_jobs(
         meta = source.runs
         order = tuple(lay.run_order)
 
-        refs: dict[tuple[tuple[str, ...], str], SideRef] = {}
-
         def segment(runs: Sequence[str], name: str) -> pd.DataFrame | SideRef:
-            # one SideRef for the baseline side of all its comparisons: a worker forked
-            # from this process reads it once (run_compare; issue 24)
-            key = (tuple(runs), name)
-            if key not in refs:
-                parts = tuple(
-                    (source.reader(rid, name), rid, by_key[(rid, name)].start,
-                     by_key[(rid, name)].stop)
-                    for rid in runs if (rid, name) in by_key
-                )  # fmt: skip
-                refs[key] = SideRef(parts, order, {rid: meta[rid] for rid in runs if rid in meta})
-            return refs[key]
+            parts = tuple(
+                (source.reader(rid, name), rid, by_key[(rid, name)].start,
+                 by_key[(rid, name)].stop)
+                for rid in runs if (rid, name) in by_key
+            )  # fmt: skip
+            return SideRef(parts, order, {rid: meta[rid] for rid in runs if rid in meta})
 
     else:
         assert df is not None
