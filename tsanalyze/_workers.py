@@ -1,8 +1,12 @@
 """The worker processes' start method and server, importable without the analysis.
 
-:mod:`tsanalyze.analysis.runset.executor` runs jobs in a pool of worker processes forked
-from a *fork server* that imports the analysis once (``PRELOAD``). The command line
-starts that server before it reads the files (:func:`start_early`), so that the server's
+:mod:`tsanalyze.analysis.runset.executor` runs jobs in worker processes forked from this
+process once it has imported the analysis (:func:`fork_ready`: where ``fork`` exists and
+no other thread runs, so that no lock can be inherited held): the workers start warm and
+inherit the jobs instead of receiving them (issue 24: a fork server imported the analysis
+a second time, ~1.9 s of CPU for a 100-run report). Otherwise they are forked from a
+*fork server* that imports the analysis once (``PRELOAD``); the command line can start
+that server before it reads the files (:func:`start_early`), so that the server's
 imports overlap the reading instead of following it; this module is stdlib only for that
 reason (importing the executor would first import the whole analysis in this process).
 """
@@ -11,11 +15,20 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["PRELOAD", "context", "ensure_server", "start_early", "start_early_for", "worker_init"]
+__all__ = [
+    "PRELOAD",
+    "context",
+    "ensure_server",
+    "fork_ready",
+    "start_early",
+    "start_early_for",
+    "worker_init",
+]
 
 #: modules the worker server imports once, so that no worker pays for them; the last
 #: one compiles (or loads from numba's cache) the kernels, so workers start warm
@@ -24,7 +37,6 @@ PRELOAD = (
     "tsanalyze.analysis.compare",
     "tsanalyze.analysis.trials",
     "tsanalyze.stats.bootstrap",
-    "statsmodels.tsa.stattools",
     "tsanalyze.stats._warm",
 )
 
@@ -50,6 +62,13 @@ def context() -> Any:
     if "forkserver" in methods:
         ctx.set_forkserver_preload(list(PRELOAD))
     return ctx
+
+
+def fork_ready() -> bool:
+    """Can workers be forked from this process itself? Where ``fork`` exists and this
+    process runs no other thread (a thread holding a lock at the fork would leave it held
+    for ever in the child)."""
+    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
 
 
 def worker_init() -> None:

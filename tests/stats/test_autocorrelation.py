@@ -253,3 +253,24 @@ def test_autocorrelation_edge_cases() -> None:
 
 def test_public_export() -> None:
     assert tsanalyze.autocorrelation is autocorrelation
+
+
+def test_levinson_durbin_pacf_is_statsmodels_to_the_last_bit() -> None:
+    # issue 24: the recursion without importing statsmodels, the same numbers
+    from statsmodels.tsa.stattools import levinson_durbin
+
+    from tsanalyze.stats.autocorrelation import acf_fft, levinson_durbin_pacf
+
+    g = np.random.default_rng(3)
+    for n, phi, nlags in [(50, 0.0, 5), (1000, 0.7, 40), (400, -0.5, 1), (3000, 0.95, 60)]:
+        e = g.normal(size=n)
+        x = np.empty(n)
+        x[0] = e[0]
+        for i in range(1, n):
+            x[i] = phi * x[i - 1] + e[i]
+        rho = acf_fft(x, nlags, adjusted=True)
+        ref = np.asarray(levinson_durbin(rho, nlags=nlags, isacov=True)[2])
+        got = levinson_durbin_pacf(rho, nlags)
+        assert got.tobytes() == ref.tobytes()
+        if phi != 0.0 and nlags > 1:
+            assert abs(got[1] - phi) < 0.1 and abs(got[2]) < 0.15  # an AR(1)'s PACF

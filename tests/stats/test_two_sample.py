@@ -306,3 +306,28 @@ def test_median_of_differences_is_exactly_numpys_median_of_all_pairs(kind: str) 
         assert median_of_differences(x, y) == ref
         # and by the bracket, not by the fallback that forms every pair
         assert _bracketed_median(np.sort(x), np.sort(y)) == ref
+
+
+def test_the_compiled_walk_finds_the_columns_bisection_finds(monkeypatch: pytest.MonkeyPatch) -> None:
+    # issue 24: the bracket's counts by one walk over both sorted samples (numba) against
+    # the bisection per row (the path without numba), on ties and on the last bits
+    from tsanalyze.stats import two_sample
+
+    g = np.random.default_rng(5)
+    for trial in range(40):
+        p, q = (int(v) for v in g.integers(1, 300, 2))
+        if trial % 2:
+            xs, ys = np.sort(np.round(g.normal(0, 3, p))), np.sort(np.round(g.normal(1, 3, q)))
+        else:
+            xs = np.sort(1e12 + g.integers(0, 3, p) * 1e-4)
+            ys = np.sort(1e12 + g.integers(0, 3, q) * 1e-4)
+        d = np.subtract.outer(ys, xs).ravel()
+        for t in (float(g.choice(d)), float(np.median(d)), float(d.min()) - 1, float(d.max()) + 1):
+            for strict in (False, True):
+                walk = two_sample._first_at_most_walk(ys, xs, t, strict)
+                monkeypatch.setattr(two_sample, "HAVE_NUMBA", False)
+                bisect = two_sample._first_at_most(ys, xs, t, strict)
+                monkeypatch.setattr(two_sample, "HAVE_NUMBA", True)
+                assert np.array_equal(walk, bisect)
+                if two_sample.HAVE_NUMBA:
+                    assert np.array_equal(two_sample._first_at_most(ys, xs, t, strict), bisect)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -33,14 +34,23 @@ def progress_bar(label: str, *, quiet: bool) -> Iterator[Callable[[int, int], No
     if quiet or not err.is_terminal:
         yield None
         return
+    # redrawn from the updates, at most 10 times a second, instead of by rich's refresh
+    # thread: with no other thread running, the analysis can fork its workers from this
+    # process (tsanalyze._workers.fork_ready; issue 24)
     with Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=err, transient=True,
+        console=err, transient=True, auto_refresh=False,
     ) as bar:  # fmt: skip
         task = bar.add_task(label, total=None)
+        bar.refresh()
+        last = [time.monotonic()]
 
         def update(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
+            now = time.monotonic()
+            redraw = now - last[0] >= 0.1 or done == total
+            if redraw:
+                last[0] = now
+            bar.update(task, completed=done, total=total, refresh=redraw)
 
         yield update
 

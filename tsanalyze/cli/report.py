@@ -89,15 +89,20 @@ def report(
     scheduler: opt.SchedulerOpt = None,
 ) -> None:
     """Analyse runs: stable phase, dependence, estimates with CIs, comparisons, findings."""
-    from tsanalyze._workers import start_early_for
+    from tsanalyze._workers import fork_ready, start_early_for
 
+    figures = html is not None or plots is not None
     if engine is opt.Engine.local:
-        start_early_for(files, jobs)  # the workers' imports overlap the reading (issue 24)
+        # workers are forked from this process once it has imported the analysis, unless
+        # a thread runs then (the figures' imports): then from the fork server, started
+        # now so that its imports overlap the reading (issue 24)
+        if figures or not fork_ready():
+            start_early_for(files, jobs)
     else:  # no Dask: say how to install it before reading anything
         from tsanalyze.analysis.runset.dask_engine import require_distributed
 
         require_distributed()
-    if html is not None or plots is not None:
+    if figures:
         _import_figures_early()
     from tsanalyze.analysis.runset import analyze
     from tsanalyze.io.series_source import ParquetSeries

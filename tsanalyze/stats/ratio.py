@@ -22,6 +22,7 @@ from tsanalyze._validation import (
     check_rng,
 )
 from tsanalyze.errors import InvalidArgumentError, NotEnoughData
+from tsanalyze.stats._memo import ContentMemo
 from tsanalyze.stats.autocorrelation import subsession_size
 from tsanalyze.stats.bootstrap import (
     apply_statistic,
@@ -132,6 +133,24 @@ def iid_order_statistic_replicates(
     return (at(u1) + at(u2)) / 2
 
 
+def _block_length(series: Float64Array) -> float:
+    """The stationary bootstrap's mean block length for ``series`` (1: i.i.d.)."""
+    if series.size < 10 or np.ptp(series) == 0:
+        return 1.0
+    # dependence can hide from the values behind heavy tails (a few huge delays
+    # swamp the autocovariance) yet show in the ranks; take the longer block
+    bl = max(
+        float(optimal_block_length(series)),
+        float(optimal_block_length(stats.rankdata(series))),
+    )
+    return 1.0 if not math.isfinite(bl) or bl < 1.5 else min(bl, series.size / 2)
+
+
+#: block lengths by the series' content (a report's baseline side is the same in every
+#: comparison: issue 24)
+_BLOCK_LENGTHS: ContentMemo[float] = ContentMemo()
+
+
 def bootstrap_ratio_ci(
     a: ArrayLike,
     b: ArrayLike,
@@ -214,15 +233,7 @@ def bootstrap_ratio_ci(
             if not (isinstance(given, (int, float)) and math.isfinite(given) and given >= 1):
                 raise InvalidArgumentError(f"{name}: must be a number >= 1, got {given!r}")
             return float(given)
-        if series.size < 10 or np.ptp(series) == 0:
-            return 1.0
-        # dependence can hide from the values behind heavy tails (a few huge delays
-        # swamp the autocovariance) yet show in the ranks; take the longer block
-        bl = max(
-            float(optimal_block_length(series)),
-            float(optimal_block_length(stats.rankdata(series))),
-        )
-        return 1.0 if not math.isfinite(bl) or bl < 1.5 else min(bl, series.size / 2)
+        return _BLOCK_LENGTHS.get(series, None, lambda: _block_length(series))
 
     def _resample(n: int, bl: float) -> np.ndarray:
         if bl < 1.5:

@@ -28,6 +28,7 @@ from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import ArrayLike, Float64Array, Int64Array
 from tsanalyze._validation import as_series_array, check_confidence_level, check_positive_int
 from tsanalyze.errors import InvalidArgumentError
+from tsanalyze.stats._numba import HAVE_NUMBA, jit
 from tsanalyze.stats.autocorrelation import (
     block_means,
     residual_inflation,
@@ -311,13 +312,37 @@ def mann_whitney(
 _HL_DIRECT_PAIRS = 50_000
 
 
+def _first_at_most_walk(ys: Float64Array, xs: Float64Array, t: float, strict: bool) -> Int64Array:
+    """:func:`_first_at_most` in one walk: with ``ys`` ascending too, the first passing
+    column never moves left from one row to the next (compiled with numba)."""
+    p = xs.size
+    out = np.empty(ys.size, dtype=np.int64)
+    i = 0
+    for j in range(ys.size):
+        y = ys[j]
+        if strict:
+            while i < p and not (y - xs[i] < t):
+                i += 1
+        else:
+            while i < p and not (y - xs[i] <= t):
+                i += 1
+        out[j] = i
+    return out
+
+
+_first_at_most_nb = jit(_first_at_most_walk)
+
+
 def _first_at_most(ys: Float64Array, xs: Float64Array, t: float, strict: bool) -> Int64Array:
     """Per row j, the first column i with ``ys[j] - xs[i] <= t`` (``< t`` when strict).
 
     The differences are computed exactly as ``np.subtract.outer`` computes them; a row
     falls as i grows (``xs`` ascending; rounding is monotone), so the columns that pass
-    are a suffix, found for all rows at once by bisection.
+    are a suffix, found for all rows at once by bisection (or, compiled, by one walk
+    over both sorted arrays: the same columns; issue 24).
     """
+    if HAVE_NUMBA:
+        return _first_at_most_nb(ys, xs, float(t), bool(strict))  # type: ignore[no-any-return]
     p = xs.size
     lo = np.zeros(ys.size, dtype=np.int64)
     hi = np.full(ys.size, p, dtype=np.int64)

@@ -29,7 +29,13 @@ from tsanalyze.analysis.compare.sides import Matched, Side
 from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats import paired as sp
 from tsanalyze.stats import two_sample as ts
-from tsanalyze.stats.autocorrelation import block_means, residual_inflation, subsession_block_size
+from tsanalyze.stats._memo import ContentMemo
+from tsanalyze.stats.autocorrelation import (
+    BlockSize,
+    block_means,
+    residual_inflation,
+    subsession_block_size,
+)
 from tsanalyze.stats.estimators import ESTIMATORS, estimate
 from tsanalyze.stats.outliers import tukey_filter
 from tsanalyze.stats.ratio import bootstrap_ratio_ci
@@ -172,14 +178,26 @@ def _drift_findings(r: float) -> list[Finding]:
     return [Finding("drift", msg, "warning")]
 
 
+#: subsession block sizes of comparisons' sides, by content (the baseline side is the
+#: same in every comparison of a report: issue 24)
+_BLOCK_SIZES: ContentMemo[BlockSize] = ContentMemo()
+
+
+def _block_size(x: Float64Array, threshold: float, label: str) -> BlockSize:
+    """:func:`subsession_block_size` of one side (kept for an equal side)."""
+    return _BLOCK_SIZES.get(
+        x, (threshold, label), lambda: subsession_block_size(x, threshold, label=label)
+    )
+
+
 def unpaired(x: Float64Array, y: Float64Array, opts: Options, gen: np.random.Generator) -> Outcome:
     """Two independent series: tests on subsession means, CI of the estimator ratio."""
     estimator, test, confidence_level = opts.estimator, opts.test, opts.confidence_level
     deps = dependent.assess_sides(x, y, opts.subsession_threshold)
     if not all(dependent.handled_by_blocks(d) for d in deps):
         return _from_side_intervals(x, y, deps, opts, gen, paired=False)
-    bsa = subsession_block_size(x, opts.subsession_threshold, label="a")
-    bsb = subsession_block_size(y, opts.subsession_threshold, label="b")
+    bsa = _block_size(x, opts.subsession_threshold, "a")
+    bsb = _block_size(y, opts.subsession_threshold, "b")
     findings: list[Finding] = [*bsa.warnings, *bsb.warnings]
     ma, mb = bsa.block_size, bsb.block_size
     rank_test = test == "mann-whitney" or (test == "auto" and estimator != "mean")

@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -26,6 +26,7 @@ from scipy import special
 from tsanalyze._result import Finding
 from tsanalyze.analysis.compare.designs import Outcome
 from tsanalyze.analysis.compare.sides import Side
+from tsanalyze.stats._memo import ContentMemo
 from tsanalyze.stats.floor import floor_ratio_ci
 from tsanalyze.stats.ticks import TickArg, resolve_tick, widen_ratio_for_ticks
 
@@ -60,7 +61,14 @@ def side_tick(x: Any, side: Side, tick: TickArg) -> float:
     if tick is None:
         return 0.0
     known = _known_tick(x) if tick == "auto" else tick
-    return resolve_tick(side.all_values, known if known else "auto").tick
+    values = side.all_values
+    arg: float | Literal["auto"] = known if known else "auto"
+    # the baseline side is the same in every comparison of a report (issue 24)
+    return _TICKS.get(values, arg, lambda: resolve_tick(values, arg).tick)
+
+
+#: the grid step of a side's values, by their content and the known step
+_TICKS: ContentMemo[float] = ContentMemo()
 
 
 def _tick_finding(ta: float, tb: float, est_a: float, est_b: float, threshold: float) -> Finding:

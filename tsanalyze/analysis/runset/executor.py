@@ -2,10 +2,18 @@
 
 Each job carries its own seed (:mod:`.plan`), so the results do not depend on the number
 of workers or on the order in which they finish.
+
+Where it can (:func:`tsanalyze._workers.fork_ready`), each :meth:`Runner.map` forks its
+workers from this process after the jobs are made: they start with every module
+imported and the jobs in memory, take them by position in batches, and send back only
+the results (issue 24). Otherwise the jobs are sent to a pool forked from the fork
+server, kept warm for the next analysis.
 """
 
 from __future__ import annotations
 
+import importlib
+import multiprocessing
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any, TypeVar
@@ -57,6 +65,31 @@ def shutdown_pools() -> None:
 
 J = TypeVar("J")
 R = TypeVar("R")
+
+#: the function and jobs of the map running in forked workers, inherited by them (set in
+#: the parent just before the fork, cleared after)
+_FORKED: tuple[Callable[[Any], Any], Sequence[Any]] | None = None
+
+
+def _forked_init() -> None:
+    """Initializer of a forked worker: one BLAS thread, as the serial path uses."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1)
+
+
+def _forked_batch(start: int, stop: int) -> list[Any]:
+    """In a forked worker: the results of the inherited jobs ``start:stop``."""
+    assert _FORKED is not None, "a forked batch needs the jobs of its parent"
+    fn, items = _FORKED
+    return [fn(items[i]) for i in range(start, stop)]
+
+
+def _batches(n: int, workers: int) -> list[tuple[int, int]]:
+    """``[start, stop)`` ranges covering ``range(n)``: about 16 per worker, so that the
+    workers finish together, and none smaller than needed (a batch costs one message)."""
+    size = max(1, -(-n // (16 * workers)))
+    return [(s, min(n, s + size)) for s in range(0, n, size)]
 
 
 def run_series(job: SeriesJob) -> SeriesAnalysis:
@@ -120,7 +153,8 @@ def run_trials(job: TrialsJob) -> TrialsRow:
 
 
 class Runner:
-    """Runs jobs serially, or in the shared pool of worker processes (kept warm).
+    """Runs jobs serially, in workers forked at each map, or in the shared pool of worker
+    processes forked from the fork server (kept warm).
 
     Parameters
     ----------
@@ -133,12 +167,22 @@ class Runner:
 
     def __init__(self, workers: int, n_samples: int) -> None:
         self.pool: ProcessPoolExecutor | None = None
+        self.fork = 0  # workers to fork from this process at each map (0: none)
         if workers > 1 and n_samples >= _PARALLEL_MIN_SAMPLES:
-            self.pool = _pool(workers)
+            if _workers.fork_ready():
+                self.fork = workers
+                for name in _workers.PRELOAD:  # imported once, here, before the forks
+                    importlib.import_module(name)
+            else:
+                self.pool = _pool(workers)
 
     def map(self, fn: Callable[[J], R], items: Sequence[J], on_done: Callable[[], None]) -> list[R]:
         """``[fn(item) for item in items]``, calling ``on_done()`` after each."""
         out: list[Any] = [None] * len(items)
+        if self.fork and len(items) > 1:
+            if _workers.fork_ready():
+                return self._map_forked(fn, items, on_done)
+            self.pool = _pool(self.fork)  # a thread started since: the fork server's pool
         if self.pool is None:
             from threadpoolctl import threadpool_limits
 
@@ -158,6 +202,32 @@ class Runner:
             for fut in futures:
                 fut.cancel()
             raise
+        return out
+
+    def _map_forked(
+        self, fn: Callable[[J], R], items: Sequence[J], on_done: Callable[[], None]
+    ) -> list[R]:
+        """:meth:`map` in workers forked now, which inherit ``fn`` and ``items``."""
+        global _FORKED
+        out: list[Any] = [None] * len(items)
+        workers = min(self.fork, len(items))
+        _FORKED = (fn, items)
+        try:
+            ctx = multiprocessing.get_context("fork")
+            with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_forked_init) as pool:
+                futures = {pool.submit(_forked_batch, *b): b for b in _batches(len(items), workers)}
+                try:
+                    for fut in as_completed(futures):
+                        start, stop = futures[fut]
+                        out[start:stop] = fut.result()
+                        for _ in range(start, stop):
+                            on_done()
+                except BaseException:
+                    for fut in futures:
+                        fut.cancel()
+                    raise
+        finally:
+            _FORKED = None
         return out
 
     def close(self) -> None:

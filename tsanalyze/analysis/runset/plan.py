@@ -408,7 +408,13 @@ def comparison_jobs(
         bare = pd.DataFrame({c: df[c] for c in cols}, copy=False)
         meta = runs_meta if runs_meta is not None else df.attrs.get("runs", {})
 
+        made: dict[tuple[tuple[str, ...], str], pd.DataFrame] = {}
+
         def segment(runs: Sequence[str], name: str) -> pd.DataFrame | SideRef:
+            # the baseline side is the same frame in every comparison with it (only read)
+            key = (tuple(runs), name)
+            if key in made:
+                return made[key]
             parts = []
             for rid in runs:
                 if (rid, name) in by_key:
@@ -416,6 +422,7 @@ def comparison_jobs(
                     parts.append(lay.rows[(rid, name)][s.start : s.stop])
             side = bare.iloc[np.concatenate(parts)]
             side.attrs["runs"] = SharedMeta({rid: meta[rid] for rid in runs if rid in meta})
+            made[key] = side
             return side
 
     groups = lay.groups
