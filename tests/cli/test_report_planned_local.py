@@ -40,6 +40,7 @@ def test_planned_local_report_is_the_read_one(
     read = cli("report", *files, "-f", "json", "--seed", "3", "-q", "-j", "1")
     assert read.exit_code == 0, read.output
     monkeypatch.setattr(report_cli, "LOCAL_PLAN_ROWS", 1)
+    monkeypatch.setattr(report_cli, "SMALL_FILE_ROWS", 1)
     planned = cli("report", *files, "-f", "json", "--seed", "3", "-q", "-j", "1")
     assert planned.exit_code == 0, planned.output
     assert planned.stdout == read.stdout
@@ -50,6 +51,7 @@ def test_the_row_count_decides(trial_files: list[Path], monkeypatch: pytest.Monk
 
     files = [str(p) for p in trial_files]  # 2 x 2 runs x 2 benchmarks x 300 rounds
     monkeypatch.setattr(report_cli, "LOCAL_PLAN_ROWS", 2400)
+    monkeypatch.setattr(report_cli, "SMALL_FILE_ROWS", 1200)
     assert report_cli._large(files)
     assert isinstance(report_cli._planned_or_read(files, Engine.local, None, True), ParquetSeries)
     monkeypatch.setattr(report_cli, "LOCAL_PLAN_ROWS", 2401)
@@ -62,3 +64,18 @@ def test_the_row_count_decides(trial_files: list[Path], monkeypatch: pytest.Monk
     assert not isinstance(
         report_cli._planned_or_read(files, Engine.local, "a", True), ParquetSeries
     )
+
+
+def test_many_small_files_are_read_whole_up_to_a_bound(
+    trial_files: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # issue 24: files of few rows (1200 each here) are read whole, one filtered read per
+    # series would cost more than the analysis; from SMALL_FILES_PLAN_ROWS they are planned
+    files = [str(p) for p in trial_files]
+    monkeypatch.setattr(report_cli, "LOCAL_PLAN_ROWS", 2400)
+    monkeypatch.setattr(report_cli, "SMALL_FILE_ROWS", 1201)
+    assert not report_cli._large(files)
+    monkeypatch.setattr(report_cli, "SMALL_FILES_PLAN_ROWS", 2401)
+    assert not report_cli._large(files)
+    monkeypatch.setattr(report_cli, "SMALL_FILES_PLAN_ROWS", 2400)
+    assert report_cli._large(files)

@@ -108,3 +108,47 @@ def test_series_of_a_file_whose_row_groups_have_different_dictionaries(tmp_path)
     keys = zip(full["run"].astype(str), full["benchmark"].astype(str), strict=True)
     want = list(dict.fromkeys(keys))
     assert found.series() == want == [("r1", "x"), ("r1", "y")]
+
+
+# ------------------------------------------------ small files read whole once (issue 24)
+
+
+@pytest.mark.parametrize("rows", [0, 10**6])  # every file read filtered / every file whole
+def test_small_files_give_the_same_series_as_filtered_reads(files, monkeypatch, rows):
+    from tsanalyze.io import series_reader
+
+    found = scan_runs(files)
+    monkeypatch.setattr(series_reader, "_small_files", series_reader._SmallFiles())
+    monkeypatch.setattr(series_reader, "WHOLE_FILE_ROWS", rows)
+    got = {k: read_series(found, *k, columns=("ticks",)) for k in found.series()}
+    monkeypatch.setattr(series_reader, "_small_files", series_reader._SmallFiles())
+    monkeypatch.setattr(series_reader, "WHOLE_FILE_ROWS", 10**6 - rows)
+    for k, one in got.items():
+        pd.testing.assert_frame_equal(one, read_series(found, *k, columns=("ticks",)))
+        assert one.attrs == read_series(found, *k).attrs
+
+
+def test_a_small_file_is_read_once_and_again_when_rewritten(files, monkeypatch):
+    from tsanalyze.io import series_reader
+
+    reads: list[str] = []
+
+    class Counted(series_reader._SmallFiles):
+        @staticmethod
+        def _read(dset, columns):
+            reads.append("whole")
+            return series_reader._SmallFiles._read(dset, columns)
+
+    monkeypatch.setattr(series_reader, "_small_files", Counted())
+    found = scan_runs(files)
+    for run, bench in found.series():
+        read_series(found, run, bench)
+    assert reads == ["whole", "whole"]  # a.parquet, bc.parquet: 5 series, 2 reads
+    # the file rewritten with other samples: read again, the new samples given
+    x = read_series(found, "r1", "x")
+    new = simulate_run({"x": 900.0, "y": 200.0}, n_rounds=300, rng=9, run="r1")
+    (files / "a.parquet").unlink()
+    write_run(new.frame, files / "a.parquet", next(iter(new.frame.attrs["runs"].values())))
+    y = read_series(scan_runs(files), "r1", "x")
+    assert reads.count("whole") == 3
+    assert y["ns"].median() > 5 * x["ns"].median()

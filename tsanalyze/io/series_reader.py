@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -120,6 +122,53 @@ def scan_runs(
     return RunFiles(tuple(files), runs, filesystem)
 
 
+#: a local file of at most this many rows is read whole, once per process, and its series
+#: are cut from memory: with many small runs (issue 24) one filtered read per series and
+#: comparison side costs several times the analysis; larger files keep the filtered read
+#: (memory of one series, issue 19)
+WHOLE_FILE_ROWS = 200_000
+
+
+class _SmallFiles:
+    """The last few small local files read whole (by path, size, modification time and
+    columns, so a file rewritten since is read again); thread-safe."""
+
+    def __init__(self, keep: int = 4) -> None:
+        self._keep = keep
+        self._tables: OrderedDict[tuple[Any, ...], pa.Table] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def table(self, file: str, filesystem: Any, dset: pds.Dataset,
+              columns: Sequence[str]) -> pa.Table | None:  # fmt: skip
+        """The whole file's ``columns``, or None for a URL or a file too large."""
+        if filesystem is not None:
+            return None
+        try:
+            st = os.stat(file)
+        except OSError:
+            return None
+        key = (file, st.st_size, st.st_mtime_ns, tuple(columns))
+        with self._lock:
+            if key in self._tables:
+                self._tables.move_to_end(key)
+                return self._tables[key]
+        if dset.count_rows() > WHOLE_FILE_ROWS:  # from the footer
+            return None
+        table = self._read(dset, columns)
+        with self._lock:
+            self._tables[key] = table
+            while len(self._tables) > self._keep:
+                self._tables.popitem(last=False)
+        return table
+
+    @staticmethod
+    def _read(dset: pds.Dataset, columns: Sequence[str]) -> pa.Table:
+        return dset.to_table(columns=list(columns))
+
+
+_small_files = _SmallFiles()
+
+
 def read_series(
     source: PathLike | Iterable[PathLike] | RunFiles, run: str, benchmark: str, *,
     columns: Sequence[str] = (), filesystem: Any = None,
@@ -166,8 +215,10 @@ def read_series(
     if absent:
         raise InvalidRunError(f"{file}: column {absent[0]}: missing")
     cond = (pc.field("run") == run) & (pc.field("benchmark") == benchmark)
+    cols = [c for c in want if c in dset.schema.names]
     try:
-        table = dset.to_table(columns=[c for c in want if c in dset.schema.names], filter=cond)
+        whole = _small_files.table(file, found.filesystem, dset, cols)
+        table = dset.to_table(columns=cols, filter=cond) if whole is None else whole.filter(cond)
     except (pa.ArrowException, OSError, ValueError) as exc:
         why = " ".join(str(exc).split())[:200]
         raise InvalidRunError(f"{file}: truncated or corrupt Parquet file ({why})") from None
