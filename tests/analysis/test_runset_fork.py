@@ -4,14 +4,15 @@ runs (a lock it holds at the fork would stay held in the child)."""
 
 from __future__ import annotations
 
+import multiprocessing
+import subprocess
+import sys
 import threading
-from typing import Any
 
 import pytest
 
 from tsanalyze import _workers
-from tsanalyze.analysis.runset import analyze, executor
-from tsanalyze.datasets import simulate_run
+from tsanalyze.analysis.runset import executor
 
 
 def test_batches_cover_every_job_once() -> None:
@@ -21,26 +22,45 @@ def test_batches_cover_every_job_once() -> None:
             assert got == list(range(n))
 
 
-def test_forked_workers_give_the_serial_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
-    if not _workers.fork_ready():
-        pytest.skip("this process cannot fork its workers (no fork, or another thread)")
-    df = simulate_run({"a": 1000.0, "b": 1100.0}, n_rounds=300, rng=4).frame
-    serial = analyze(df, jobs=1, rng=2)
-    forked: list[int] = []
-    real = executor.Runner._map_forked
+_FORKED_CHECK = """
+from typing import Any
+from tsanalyze import _workers
+from tsanalyze.analysis.runset import analyze, executor
+from tsanalyze.datasets import simulate_run
 
-    def spy(self: executor.Runner, fn: Any, items: Any, on_done: Any) -> Any:
-        forked.append(len(items))
-        return real(self, fn, items, on_done)
+assert _workers.fork_ready(), "a fresh interpreter runs another thread"
+df = simulate_run({"a": 1000.0, "b": 1100.0}, n_rounds=300, rng=4).frame
+serial = analyze(df, jobs=1, rng=2)
+forked: list[int] = []
+real = executor.Runner._map_forked
 
-    monkeypatch.setattr(executor, "_PARALLEL_MIN_SAMPLES", 0)
-    monkeypatch.setattr(executor.Runner, "_map_forked", spy)
-    done: list[int] = []
-    parallel = analyze(df, jobs=2, rng=2, progress=lambda d, t: done.append(d))
-    assert forked[0] == 2  # the two series in forked workers
-    assert serial.to_dict() == parallel.to_dict()
-    assert done == list(range(1, len(done) + 1))  # every job counted once
-    assert executor._FORKED is None  # the jobs are not kept after the map
+
+def spy(self: Any, fn: Any, items: Any, on_done: Any) -> Any:
+    forked.append(len(items))
+    return real(self, fn, items, on_done)
+
+
+executor._PARALLEL_MIN_SAMPLES = 0
+executor.Runner._map_forked = spy
+done: list[int] = []
+parallel = analyze(df, jobs=2, rng=2, progress=lambda d, t: done.append(d))
+assert forked and forked[0] == 2, forked  # the two series in forked workers
+assert serial.to_dict() == parallel.to_dict()
+assert done == list(range(1, len(done) + 1)), done  # every job counted once
+assert executor._FORKED is None  # the jobs are not kept after the map
+"""
+
+
+@pytest.mark.skipif(
+    "fork" not in multiprocessing.get_all_start_methods(), reason="no fork on this platform"
+)
+def test_forked_workers_give_the_serial_numbers() -> None:
+    # in a fresh interpreter: the test runner's own process may run threads (pytest-xdist
+    # does), and then the fork path is rightly not taken
+    done = subprocess.run(
+        [sys.executable, "-c", _FORKED_CHECK], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
 
 
 def test_a_running_thread_sends_the_jobs_to_the_fork_server() -> None:
