@@ -110,7 +110,7 @@ def test_the_key_holds_the_samples_and_the_settings() -> None:
 
 def test_least_recently_used_are_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
     clear_memo()
-    monkeypatch.setattr(dm, "MEMO_SIZE", 3)
+    monkeypatch.setattr(dm._MEMO, "size", 3)
     xs = [np.random.default_rng(k).normal(size=100) for k in range(5)]
     first = assess_dependence(xs[0])
     for x in xs[1:3]:

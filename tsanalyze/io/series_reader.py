@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,6 +22,7 @@ import pyarrow.compute as pc
 import pyarrow.dataset as pds
 
 from tsanalyze import schema
+from tsanalyze._lru import LRU
 from tsanalyze.errors import InvalidRunError
 from tsanalyze.io.checks import check_rows
 from tsanalyze.io.footer import PathLike, expand_paths, runs_of_schema
@@ -134,9 +133,7 @@ class _SmallFiles:
     columns, so a file rewritten since is read again); thread-safe."""
 
     def __init__(self, keep: int = 4) -> None:
-        self._keep = keep
-        self._tables: OrderedDict[tuple[Any, ...], pa.Table] = OrderedDict()
-        self._lock = threading.Lock()
+        self._tables: LRU[tuple[Any, ...], pa.Table] = LRU(keep)
 
     def table(self, file: str, filesystem: Any, dset: pds.Dataset,
               columns: Sequence[str]) -> pa.Table | None:  # fmt: skip
@@ -148,17 +145,12 @@ class _SmallFiles:
         except OSError:
             return None
         key = (file, st.st_size, st.st_mtime_ns, tuple(columns))
-        with self._lock:
-            if key in self._tables:
-                self._tables.move_to_end(key)
-                return self._tables[key]
-        if dset.count_rows() > WHOLE_FILE_ROWS:  # from the footer
-            return None
-        table = self._read(dset, columns)
-        with self._lock:
-            self._tables[key] = table
-            while len(self._tables) > self._keep:
-                self._tables.popitem(last=False)
+        table = self._tables.get(key)
+        if table is None:
+            if dset.count_rows() > WHOLE_FILE_ROWS:  # from the footer
+                return None
+            table = self._read(dset, columns)
+            self._tables.put(key, table)
         return table
 
     @staticmethod

@@ -11,12 +11,12 @@ functions of the array and the settings may be kept (never anything drawn at ran
 from __future__ import annotations
 
 import hashlib
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
 
 import numpy as np
+
+from tsanalyze._lru import LRU
 
 __all__ = ["ContentMemo"]
 
@@ -33,27 +33,19 @@ class ContentMemo(Generic[T]):
     """
 
     def __init__(self, size: int = 256) -> None:
-        self.size = size
-        self._kept: OrderedDict[tuple[Hashable, ...], T] = OrderedDict()
-        self._lock = threading.Lock()  # threads (a Dask worker's) may share it
+        self._kept: LRU[tuple[Hashable, ...], T] = LRU(size)
 
     def get(self, x: np.ndarray, settings: Hashable, compute: Callable[[], T]) -> T:
         """The kept result for ``x`` (its dtype, shape and bytes) and ``settings``, else
         ``compute()``, kept."""
         a = np.ascontiguousarray(x)
         key = (hashlib.blake2b(a.data, digest_size=20).digest(), a.dtype.str, a.shape, settings)
-        with self._lock:
-            if key in self._kept:
-                self._kept.move_to_end(key)
-                return self._kept[key]
-        value = compute()
-        with self._lock:
-            self._kept[key] = value
-            while len(self._kept) > self.size:
-                self._kept.popitem(last=False)
+        value = self._kept.get(key)
+        if value is None:
+            value = compute()
+            self._kept.put(key, value)
         return value
 
     def clear(self) -> None:
         """Forget every kept result."""
-        with self._lock:
-            self._kept.clear()
+        self._kept.clear()

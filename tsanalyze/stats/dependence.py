@@ -26,13 +26,12 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import math
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Literal
 
 import numpy as np
 
+from tsanalyze._lru import LRU
 from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import ArrayLike, Float64Array
 from tsanalyze._validation import as_series_array, check_confidence_level
@@ -103,10 +102,8 @@ MEMO_SIZE = 8192
 #: (digest of the samples, their number, threshold, min_blocks, min_effective_n)
 MemoKey = tuple[bytes, int, float, int, float]
 #: key -> assessment (issue 24: a report assesses each series for its analysis, every
-#: comparison it is a side of and its trials)
-_MEMO: OrderedDict[MemoKey, Dependence] = OrderedDict()
-#: threads (a Dask worker's) may share the memo
-_LOCK = threading.Lock()
+#: comparison it is a side of and its trials); threads (a Dask worker's) may share it
+_MEMO: LRU[MemoKey, Dependence] = LRU(MEMO_SIZE)
 
 
 @result
@@ -322,7 +319,9 @@ def _assess_iv(threshold: float, min_effective_n: float) -> None:
     if not (isinstance(threshold, (int, float)) and 0.0 <= threshold < 1.0):
         raise InvalidArgumentError(f"threshold: must be in [0, 1), got {threshold!r}")
     if not (isinstance(min_effective_n, (int, float)) and min_effective_n >= 2):
-        raise InvalidArgumentError(f"min_effective_n: must be a number >= 2, got {min_effective_n!r}")
+        raise InvalidArgumentError(
+            f"min_effective_n: must be a number >= 2, got {min_effective_n!r}"
+        )
 
 
 def assess_dependence(
@@ -403,10 +402,7 @@ def assess_dependence(
     _assess_iv(threshold, min_effective_n)
     a = as_series_array(x, "x", min_size=1)
     key = _key(a, threshold, min_blocks, min_effective_n)
-    with _LOCK:
-        dep = _MEMO.get(key)
-        if dep is not None:
-            _MEMO.move_to_end(key)
+    dep = _MEMO.get(key)
     if dep is None:
         dep = _assess(a, threshold, min_blocks, min_effective_n)
         keep([(key, dep)])
@@ -429,8 +425,7 @@ def kept(
     its key (None when none is kept): what :func:`keep` takes in another process."""
     a = as_series_array(x, "x", min_size=1)
     key = _key(a, threshold, min_blocks, min_effective_n)
-    with _LOCK:
-        dep = _MEMO.get(key)
+    dep = _MEMO.get(key)
     return None if dep is None else (key, dep)
 
 
@@ -438,18 +433,12 @@ def keep(entries: Iterable[tuple[MemoKey, Dependence]]) -> None:
     """Keep assessments, each under its key (from :func:`kept`, possibly in another
     process: the worker that analysed a series hands its assessment to the one that
     compares it)."""
-    with _LOCK:
-        for key, dep in entries:
-            _MEMO[key] = dep
-            _MEMO.move_to_end(key)
-        while len(_MEMO) > MEMO_SIZE:
-            _MEMO.popitem(last=False)
+    _MEMO.put_many(entries)
 
 
 def clear_memo() -> None:
     """Forget the assessments :func:`assess_dependence` kept (tests, long sessions)."""
-    with _LOCK:
-        _MEMO.clear()
+    _MEMO.clear()
 
 
 def _assess(
