@@ -58,6 +58,7 @@ from tsanalyze.analysis.history.scan import (
     scan,
     tail_pvalue,
 )
+from tsanalyze.stats.bootstrap import resample_indices
 
 __all__ = ["Located", "SeriesDetector", "block_resample", "huber_levels"]
 
@@ -90,8 +91,9 @@ def huber_levels(x: Float64Array, s: Float64Array, mask: np.ndarray | None = Non
 def block_resample(resid: Float64Array, n_boot: int, rng: np.random.Generator) -> Float64Array:
     """``n_boot`` series of ``resid``'s length built from circular blocks of ``resid``
     (centred on its median) of geometric length with mean n^(1/3) (the stationary
-    bootstrap of Politis & Romano 1994): the resampled noise keeps the series' own
-    marginal law (heavy tails, regime levels) and its short-range dependence.
+    bootstrap of Politis & Romano 1994, :func:`~tsanalyze.stats.bootstrap.resample_indices`):
+    the resampled noise keeps the series' own marginal law (heavy tails, regime levels)
+    and its short-range dependence.
 
     References
     ----------
@@ -101,16 +103,8 @@ def block_resample(resid: Float64Array, n_boot: int, rng: np.random.Generator) -
     """
     n = resid.size
     r = resid - np.median(resid)
-    p_new = 1.0 / max(1.0, n ** (1.0 / 3.0))
-    start = rng.integers(0, n, size=(n_boot, n))
-    new_block = rng.random((n_boot, n)) < p_new
-    new_block[:, 0] = True
-    # within a block the index advances by one from the block's random start
-    pos = np.arange(n)[None, :]
-    block_start = np.maximum.accumulate(np.where(new_block, pos, 0), axis=1)
-    first = np.take_along_axis(start, block_start, axis=1)
-    idx = (first + pos - block_start) % n
-    out: Float64Array = r[idx]
+    bl = max(1.0, n ** (1.0 / 3.0))
+    out: Float64Array = r[resample_indices(n, n_boot, kind="stationary", block_length=bl, rng=rng)]
     return out
 
 
