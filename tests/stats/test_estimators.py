@@ -47,6 +47,22 @@ def test_estimators_are_vectorised_and_match_numpy_scipy() -> None:
     assert trimmed_mean(np.arange(100.0), trim=0.1) == pytest.approx(np.arange(10.0, 90.0).mean())
 
 
+def test_trimmed_mean_is_scipys_to_the_bit() -> None:
+    # reference: scipy.stats.trim_mean, which trimmed_mean calls only for the inputs its
+    # own steps do not cover (issue 24): the same number, not merely a close one
+    gen = np.random.default_rng(3)
+    for n in (1, 2, 19, 20, 1000, 1001):
+        for trim in (0.0, 0.05, 0.25, 0.45):
+            a = np.round(gen.lognormal(size=n) * 100.0)
+            np.testing.assert_array_equal(trimmed_mean(a, trim=trim), stats.trim_mean(a, trim))
+            rows = gen.lognormal(size=(4, n))
+            np.testing.assert_array_equal(
+                trimmed_mean(rows, trim=trim), stats.trim_mean(rows, trim, axis=-1)
+            )
+    with_nan = np.array([1.0, np.nan, 3.0])
+    assert np.isnan(trimmed_mean(with_nan)) and np.isnan(stats.trim_mean(with_nan, 0.05))
+
+
 # -------------------------------------------------------------------------- method choice
 
 

@@ -114,6 +114,25 @@ def test_mann_whitney_asymptotic_is_scipy() -> None:
     assert res.pvalue == pytest.approx(stats.mannwhitneyu(x, y, method="asymptotic").pvalue)
 
 
+def test_mann_whitney_ranks_and_asymptotic_pvalue_are_scipys_to_the_bit() -> None:
+    # reference: scipy's rankdata, np.unique and mannwhitneyu(method="asymptotic"); the
+    # test computes them from one sort of its own (issue 24) and must give the same bits
+    from tsanalyze.stats.two_sample import _midranks
+
+    gen = np.random.default_rng(5)
+    for step in (1e-3, 1.0, 7.0, 1e9):  # no ties ... nearly all tied
+        for n1, n2 in ((1, 2), (30, 70), (300, 260)):
+            x = np.round(gen.lognormal(size=n1) * 10 / step) * step + 1
+            y = np.round(gen.lognormal(size=n2) * 12 / step) * step + 1
+            z = np.concatenate([x, y])
+            ranks, counts = _midranks(z)
+            assert np.array_equal(ranks, stats.rankdata(z))
+            assert np.array_equal(counts, np.unique(z, return_counts=True)[1])
+            if counts.size > 1:
+                ref = stats.mannwhitneyu(x, y, method="asymptotic").pvalue
+                assert ts.mann_whitney(x, y, method="asymptotic").pvalue == ref
+
+
 def test_mann_whitney_edge_cases() -> None:
     res = ts.mann_whitney([1.0, 1.0], [1.0, 1.0, 1.0])
     assert math.isnan(res.pvalue) and res.warning_codes == ("no-variance",)

@@ -114,7 +114,17 @@ def _sd(a: Any, axis: int = -1) -> Any:
 def trimmed_mean(a: Any, axis: int = -1, *, trim: float = 0.05) -> Any:
     """Mean of the values between the ``trim`` and ``1 - trim`` quantiles (scipy
     ``trim_mean``: ``int(trim * n)`` values cut from each end)."""
-    return _st.trim_mean(a, trim, axis=axis)
+    v = np.asarray(a)
+    if v.dtype != np.float64 or v.ndim not in (1, 2) or axis not in (-1, v.ndim - 1):
+        return _st.trim_mean(a, trim, axis=axis)
+    # scipy's own steps without its argument handling (0.7 ms a call; issue 24): the
+    # same partition and mean, so the same number; NaN and empty input go to scipy
+    n = v.shape[-1]
+    low = int(trim * n)
+    if low >= n - low or np.isnan(v).any():
+        return _st.trim_mean(a, trim, axis=axis)
+    part = np.partition(v, (low, n - low - 1), -1)
+    return np.mean(part[..., low : n - low], axis=-1)
 
 
 def mad(a: Any, axis: int = -1) -> Any:

@@ -10,6 +10,7 @@ above) and extend it to dependent samples through an effective sample size.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 
 import numpy as np
@@ -81,7 +82,14 @@ def order_statistic_ranks(n: int, q: float, confidence_level: float) -> OrderSta
     if not 0.0 <= q <= 1.0:
         raise InvalidArgumentError(f"q: must be in [0, 1], got {q!r}")
     cl = check_confidence_level(confidence_level)
-    n = int(n)
+    return _ranks(int(n), float(q), float(cl))
+
+
+@functools.lru_cache(maxsize=1024)
+def _ranks(n: int, q: float, cl: float) -> OrderStatisticRanks:
+    """:func:`order_statistic_ranks` of checked arguments, kept: a report asks for the
+    same few (n, q, level) in most of its series (scipy's distributions cost ~0.1 ms a
+    call; issue 24). The result is frozen, so sharing it is safe."""
     ambiguous = False
     if n <= _EXACT_MAX_N:
         x = 0 if q == 0 else int(math.ceil((n + 1) * q) - 1)

@@ -25,7 +25,7 @@ from scipy import special
 
 from tsanalyze._result import Finding
 from tsanalyze.analysis.compare.designs import Outcome
-from tsanalyze.analysis.compare.sides import Side
+from tsanalyze.analysis.compare.sides import Side, run_codes
 from tsanalyze.stats._memo import ContentMemo
 from tsanalyze.stats.floor import floor_ratio_ci
 from tsanalyze.stats.ticks import TickArg, resolve_tick, widen_ratio_for_ticks
@@ -43,11 +43,12 @@ def _known_tick(x: Any) -> float:
     if not isinstance(meta, Mapping) or "run" not in x.columns or "evals" not in x.columns:
         return 0.0
     # numpy, not groupby: pandas deep-copies attrs on every operation (issue 24)
-    codes, run_ids = pd.factorize(x["run"], sort=True)
+    codes, run_ids = run_codes(x["run"])
     per_run = np.full(len(run_ids), np.inf)
     np.minimum.at(per_run, codes, x["evals"].to_numpy(np.float64))
     best = 0.0
-    for rid, e in zip(run_ids, per_run.tolist(), strict=True):
+    for i in np.flatnonzero(per_run < np.inf).tolist():  # the runs the side holds
+        rid, e = run_ids[i], float(per_run[i])
         timer = (meta.get(str(rid)) or {}).get("timer") or {}
         p = timer.get("precision_ns") if isinstance(timer, Mapping) else None
         if isinstance(p, (int, float)) and math.isfinite(p) and p > 0 and e >= 1:

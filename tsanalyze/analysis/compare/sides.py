@@ -69,6 +69,16 @@ class Design:
     findings: tuple[Finding, ...] = ()
 
 
+def run_codes(run: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """``pd.factorize(run, sort=True)``, up to the numbering: codes and the run ids they
+    stand for, in the same order of runs. A categorical ``run`` (a report's sides) gives
+    its own codes and categories, unused ones included, without a pass over the rows."""
+    if isinstance(run.dtype, pd.CategoricalDtype):
+        return run.cat.codes.to_numpy(), run.cat.categories
+    codes, ids = pd.factorize(run, sort=True)
+    return codes, pd.Index(ids)
+
+
 def _from_frame(df: pd.DataFrame, name: str, column: str) -> Side:
     if column not in df.columns:
         raise InvalidArgumentError(f"{name}: DataFrame has no {column!r} column")
@@ -88,7 +98,7 @@ def _from_frame(df: pd.DataFrame, name: str, column: str) -> Side:
         return Side(
             (None,), (as_series_array(values[o], name),), (None if rounds is None else rounds[o],)
         )
-    codes, run_ids = pd.factorize(df["run"], sort=True)
+    codes, run_ids = run_codes(df["run"])
     o = np.lexsort((pos, codes))
     bounds = np.flatnonzero(np.diff(codes[o])) + 1
     # runs whose metadata says they were not recorded in interleaved rounds (imports,
