@@ -393,8 +393,8 @@ def levinson_durbin_pacf(acov: Float64Array, nlags: int) -> Float64Array:
     sig[1] = acov[0] - phi[1, 1] * acov[1]
     for k in range(2, order + 1):
         phi[k, k] = (acov[k] - np.dot(phi[1:k, k - 1], acov[1:k][::-1])) / sig[k - 1]
-        for j in range(1, k):
-            phi[j, k] = phi[j, k - 1] - phi[k, k] * phi[k - j, k - 1]
+        # j = 1..k-1 at once: the same product and difference per element (issue 24)
+        phi[1:k, k] = phi[1:k, k - 1] - phi[k, k] * phi[k - 1 : 0 : -1, k - 1]
         sig[k] = sig[k - 1] * (1 - phi[k, k] ** 2)
     out = np.diag(phi).copy()
     out[0] = 1.0

@@ -20,6 +20,7 @@ import numpy as np
 from scipy import ndimage
 
 from tsanalyze._typing import Float64Array, Int64Array
+from tsanalyze.stats._memo import ContentMemo
 from tsanalyze.stats.changepoints._base import Drift, ModeSwitching
 from tsanalyze.stats.changepoints._selfnorm import sn_trend_statistic, trend_critical_value
 
@@ -51,6 +52,12 @@ def running_median(x: Float64Array, half: int) -> Float64Array:
     return out
 
 
+#: spike masks and local noise by the series' content: the change-point search and the
+#: steady-state analysis that follows it ask for the same ones (issue 24)
+_MASKS: ContentMemo[np.ndarray] = ContentMemo(64)
+_NOISE: ContentMemo[float] = ContentMemo(64)
+
+
 def spike_mask(x: Float64Array, min_size: int, k: float = SPIKE_K) -> np.ndarray:
     """True for the samples that carry the level, False for spikes, delays and bursts.
 
@@ -69,6 +76,11 @@ def spike_mask(x: Float64Array, min_size: int, k: float = SPIKE_K) -> np.ndarray
     median into a quarter of the samples, which made them serially dependent and turned
     into false shifts (26% of such series had an invented shift).
     """
+    kept = _MASKS.get(x, (int(min_size), float(k)), lambda: _spike_mask(x, min_size, k))
+    return kept.copy()  # the caller's own
+
+
+def _spike_mask(x: Float64Array, min_size: int, k: float) -> np.ndarray:
     keep = np.ones(x.size, dtype=bool)
     if x.size < 3:
         return keep
@@ -82,6 +94,10 @@ def spike_mask(x: Float64Array, min_size: int, k: float = SPIKE_K) -> np.ndarray
 
 def local_noise(y: Float64Array, min_size: int) -> float:
     """Robust sd of ``y`` around its running median (the sample-to-sample noise)."""
+    return _NOISE.get(y, int(min_size), lambda: _local_noise(y, min_size))
+
+
+def _local_noise(y: Float64Array, min_size: int) -> float:
     if y.size < 3:
         return 0.0
     resid = y - running_median(y, min_size)
