@@ -20,6 +20,7 @@ from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import ArrayLike, Float64Array, Int64Array
 from tsanalyze._validation import as_series_array, check_positive_int
 from tsanalyze.errors import InvalidArgumentError
+from tsanalyze.stats._memo import ContentMemo
 from tsanalyze.stats._numba import HAVE_NUMBA, jit
 
 __all__ = ["Modes", "kde_grid", "modes_of_sorted", "multimodality"]
@@ -206,21 +207,11 @@ def modes_of_sorted(
             math.nan,
             Finding("too-few-samples", f"{n} samples are too few to look for modes", "info"),
         )
-    lo, hi = np.quantile(sorted_a, _CENTRAL)
-    if hi <= lo:
-        return single(0.0)
-    if bandwidth is None:
-        central = a[(a >= lo) & (a <= hi)]  # in the order of a, for the sum of the sd
-        inside = sorted_a[np.searchsorted(sorted_a, lo) : np.searchsorted(sorted_a, hi, "right")]
-        q75, q25 = np.quantile(inside, [0.75, 0.25])
-        sd = float(np.std(central, ddof=1))
-        spread = min(sd, (q75 - q25) / 1.349) if q75 > q25 else sd
-        h = 0.45 * spread * n ** (-0.2)
-    else:
-        h = float(bandwidth)
+    # the density depends on neither min_mass nor z: the per-series analysis and the
+    # regimes of its dependence assessment ask for the same one (issue 24)
+    h, pts, f = _DENSITIES.get(a, (bandwidth, grid), lambda: _density(a, sorted_a, bandwidth, grid))
     if not h > 0:
         return single(0.0)
-    pts, f = kde_grid(a, h, float(lo) - 3 * h, float(hi) + 3 * h, grid)
     cand = np.flatnonzero((f[1:-1] > f[:-2]) & (f[1:-1] >= f[2:])) + 1
     if not cand.size:
         return single(h)
@@ -254,6 +245,37 @@ def modes_of_sorted(
         min_mass=float(min_mass),
         warnings=tuple(found),
     )
+
+
+#: the KDE of a series by its content, bandwidth and grid (see modes_of_sorted)
+_DENSITIES: ContentMemo[tuple[float, Float64Array, Float64Array]] = ContentMemo(64)
+
+
+def _density(
+    a: Float64Array, sorted_a: Float64Array, bandwidth: float | None, grid: int
+) -> tuple[float, Float64Array, Float64Array]:
+    """The bandwidth, grid points and density of :func:`modes_of_sorted` (bandwidth 0
+    and no density when the central values have no spread). The arrays are kept, so
+    they are made read-only."""
+    lo, hi = np.quantile(sorted_a, _CENTRAL)
+    empty = np.zeros(0)
+    if hi <= lo:
+        return 0.0, empty, empty
+    if bandwidth is None:
+        central = a[(a >= lo) & (a <= hi)]  # in the order of a, for the sum of the sd
+        inside = sorted_a[np.searchsorted(sorted_a, lo) : np.searchsorted(sorted_a, hi, "right")]
+        q75, q25 = np.quantile(inside, [0.75, 0.25])
+        sd = float(np.std(central, ddof=1))
+        spread = min(sd, (q75 - q25) / 1.349) if q75 > q25 else sd
+        h = 0.45 * spread * a.size ** (-0.2)
+    else:
+        h = float(bandwidth)
+    if not h > 0:
+        return 0.0, empty, empty
+    pts, f = kde_grid(a, h, float(lo) - 3 * h, float(hi) + 3 * h, grid)
+    pts.flags.writeable = False
+    f.flags.writeable = False
+    return h, pts, f
 
 
 def _valleys(f: Float64Array, peaks: Int64Array) -> Int64Array:
