@@ -50,6 +50,21 @@ def test_series_refusals_name_the_parameter_and_the_place() -> None:
     assert list(as_series_array([1.0, 0.0, -1.0])) == [1.0, 0.0, -1.0]  # only when positive
 
 
+def test_float64_arrays_get_the_same_checks_and_messages() -> None:
+    # issue 24: a 1-d float64 array is cleared by its min and max; whatever they do not
+    # clear must still be refused with the message naming the first bad value
+    f = np.array
+    _refused(as_series_array, f([1.0, 2.0, np.nan]), match=r"^x: value at index 2 is nan")
+    _refused(as_series_array, f([1.0, -np.inf]), match=r"^x: value at index 1 is -inf")
+    _refused(as_series_array, f([1.0, 2e150]), match=r"^x: value at index 1 is 2e\+150")
+    _refused(as_series_array, f([-2e150, 1.0]), match=r"^x: value at index 0 is -2e\+150")
+    _refused(as_series_array, f([1.0, 1e-200]), positive=True, match=r"^x: value at index 1 is 1e-200")
+    _refused(as_series_array, f([3.0, 0.0]), positive=True, match=r"^x: value at index 1 is 0")
+    ok = f([1e-150, 1.0, 1e150])
+    assert as_series_array(ok, positive=True) is ok  # no copy of a checked array
+    assert as_series_array(f([-1e150, 0.0]))[0] == -1e150
+
+
 def test_too_few_values_is_not_enough_data() -> None:
     with pytest.raises(NotEnoughData, match=r"^y: needs at least 3 value\(s\), got 2"):
         as_series_array([1.0, 2.0], "y", min_size=3)

@@ -105,6 +105,13 @@ def as_series_array(
     NotEnoughData
         If ``x`` has fewer than ``min_size`` values.
     """
+    if type(x) is np.ndarray and x.dtype == np.float64 and x.ndim == 1 and x.size >= max(min_size, 1):
+        # issue 24: the series a report passes from function to function, checked with
+        # two reductions; anything they do not clear gets the checks below and their message
+        arr = np.ascontiguousarray(x)
+        lo, hi = float(arr.min()), float(arr.max())
+        if (lo >= MIN_MAGNITUDE if positive else lo >= -MAX_MAGNITUDE) and hi <= MAX_MAGNITUDE:
+            return arr  # NaN fails both comparisons, inf the bounds
     raw = real_numbers(x, name)
     if raw.ndim != 1:
         got = "a single number" if raw.ndim == 0 else f"an array of shape {raw.shape}"
