@@ -74,7 +74,8 @@ def run_codes(run: pd.Series) -> tuple[np.ndarray, pd.Index]:
     stand for, in the same order of runs. A categorical ``run`` (a report's sides) gives
     its own codes and categories, unused ones included, without a pass over the rows."""
     if isinstance(run.dtype, pd.CategoricalDtype):
-        return run.cat.codes.to_numpy(), run.cat.categories
+        cat = run.array  # the Categorical: its codes without a Series around them
+        return np.asarray(cat.codes), cat.categories
     codes, ids = pd.factorize(run, sort=True)
     return codes, pd.Index(ids)
 
