@@ -154,10 +154,15 @@ def analyze(
         return _one_series(data, estimator, confidence_level, raw, rng)
     frame = data if isinstance(data, pd.DataFrame) else None
     source = None if isinstance(data, pd.DataFrame) else data
+    rows: pd.DataFrame | None = None
     if frame is not None:
         workers = _analyze_iv(frame, jobs)
         runs_meta: dict[str, Any] = dict(frame.attrs.get("runs", {}))
-        lay = plan.layout(frame, runs_meta, sides)
+        # the planning reads columns of the frame: pandas would deep-copy every run's
+        # metadata (attrs) at each access; it gets runs_meta beside the frame (issue 24)
+        rows = frame.copy(deep=False)
+        rows.attrs = {}
+        lay = plan.layout(rows, runs_meta, sides)
         n_samples = len(frame)
     else:
         assert source is not None
@@ -182,8 +187,8 @@ def analyze(
     children = np.random.SeedSequence(root_seed).spawn(len(lay.keys))
     seeds = [int(c.generate_state(1, dtype=np.uint32)[0]) for c in children]
     job_list: Sequence[Any]
-    if frame is not None:
-        job_list = plan.series_jobs(frame, lay, runs_meta, seeds, estimator, confidence_level, raw)
+    if rows is not None:
+        job_list = plan.series_jobs(rows, lay, runs_meta, seeds, estimator, confidence_level, raw)
     else:
         assert source is not None
         job_list = plan.read_series_jobs(source, lay, seeds, estimator, confidence_level, raw)
@@ -202,7 +207,7 @@ def analyze(
         )
         results = [s for s, _ in pairs]
         cmp_jobs = plan.comparison_jobs(
-            frame, lay, results, base_run, baseline_benchmark,
+            rows, lay, results, base_run, baseline_benchmark,
             estimator, confidence_level, root_seed, runs_meta, source,
         )  # fmt: skip
         trial_jobs = plan.trials_jobs(results, lay, estimator, confidence_level, root_seed)
