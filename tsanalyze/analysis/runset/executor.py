@@ -86,10 +86,18 @@ def _forked_batch(start: int, stop: int) -> list[Any]:
 
 
 def _batches(n: int, workers: int) -> list[tuple[int, int]]:
-    """``[start, stop)`` ranges covering ``range(n)``: about 16 per worker, so that the
-    workers finish together, and none smaller than needed (a batch costs one message)."""
-    size = max(1, -(-n // (16 * workers)))
-    return [(s, min(n, s + size)) for s in range(0, n, size)]
+    """``[start, stop)`` ranges covering ``range(n)`` in order, each about a quarter of the
+    jobs left per worker: large first (a batch costs one message), one job at the end, so
+    that the workers finish together (guided self-scheduling: Polychronopoulos & Kuck,
+    IEEE Transactions on Computers C-36(12), 1987). Equal batches of 1/16 per worker
+    left one worker idle for up to a batch at the end of each map."""
+    out: list[tuple[int, int]] = []
+    start = 0
+    while start < n:
+        size = max(1, -(-(n - start) // (4 * workers)))
+        out.append((start, start + size))
+        start += size
+    return out
 
 
 def run_series(job: SeriesJob) -> SeriesAnalysis:
