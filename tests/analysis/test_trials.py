@@ -12,7 +12,7 @@ import tsanalyze
 from tsanalyze.analysis.trials import TrialsEstimate, estimate_trials
 from tsanalyze.datasets import simulate_series, simulate_trials
 from tsanalyze.errors import NotEnoughData
-from tsanalyze.stats.estimators import estimate
+from tsanalyze.stats.estimators import IntervalEstimate, estimate
 
 
 def _trials(levels: np.ndarray, n: int, rng: np.random.Generator, phi: float = 0.0) -> list:
@@ -150,3 +150,13 @@ def test_a_smaller_inner_pool_gives_the_same_interval(monkeypatch: pytest.Monkey
         )
     assert np.mean(diffs) < 0.035  # 12 data sets: the mean of 12 such differences
     assert max(diffs) < 0.10
+
+
+def test_one_series_and_several_trials_lead_with_the_same_interval_fields() -> None:
+    shared = ("estimator", "estimate", "ci_low", "ci_high", "confidence_level", "method")
+    x = [np.random.default_rng(i).lognormal(size=60) for i in range(3)]
+    for r in (estimate(x[0]), estimate_trials(x, n_resamples=200, rng=1)):
+        assert isinstance(r, IntervalEstimate)
+        assert tuple(r.to_dict())[: len(shared)] == shared
+        assert r.ci_low <= r.estimate <= r.ci_high
+    assert not isinstance(estimate(x[0]), TrialsEstimate)

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _st
 
-from tsanalyze._result import Finding, Result, result
+from tsanalyze._result import Finding, result
 from tsanalyze._typing import ArrayLike, Float64Array, RNGType
 from tsanalyze._validation import (
     as_series_array,
@@ -35,7 +35,13 @@ from tsanalyze._validation import (
 )
 from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.bootstrap import apply_statistic, optimal_block_length, resample_indices
-from tsanalyze.stats.estimators import ESTIMATORS, EstimatorName, estimate, trimmed_mean
+from tsanalyze.stats.estimators import (
+    ESTIMATORS,
+    EstimatorName,
+    IntervalEstimate,
+    estimate,
+    trimmed_mean,
+)
 
 __all__ = ["TrialsEstimate", "estimate_trials", "findings_once"]
 
@@ -51,7 +57,7 @@ Trials = pd.DataFrame | Mapping[str, ArrayLike] | Sequence[ArrayLike]
 
 
 @result
-class TrialsEstimate(Result):
+class TrialsEstimate(IntervalEstimate):
     """An estimate from several trials (runs) of one benchmark.
 
     Attributes
@@ -91,12 +97,6 @@ class TrialsEstimate(Result):
     warnings : tuple of Finding
     """
 
-    estimator: str
-    estimate: float
-    ci_low: float
-    ci_high: float
-    confidence_level: float
-    method: str
     n_trials: int
     n_samples: int
     between_sd: float

@@ -68,6 +68,7 @@ __all__ = [
     "ActionStatistics",
     "Estimate",
     "EstimatorName",
+    "IntervalEstimate",
     "LocationEstimatorName",
     "MethodName",
     "action_statistics",
@@ -177,7 +178,35 @@ MAX_RESAMPLE_SIZE = 20_000
 
 
 @result
-class Estimate(Result):
+class IntervalEstimate(Result):
+    """What every estimate of a location carries: which estimator, its value, the
+    confidence interval and how the interval was made.
+
+    The fields come first, in this order, in :class:`Estimate` (one series) and
+    :class:`~tsanalyze.analysis.trials.TrialsEstimate` (several trials), which add what
+    their own method knows.
+
+    Attributes
+    ----------
+    estimator : str
+        Key of :data:`ESTIMATORS`.
+    estimate, ci_low, ci_high : float
+        The point estimate and its confidence interval.
+    confidence_level : float
+    method : str
+        How the interval was made.
+    """
+
+    estimator: str
+    estimate: float
+    ci_low: float
+    ci_high: float
+    confidence_level: float
+    method: str
+
+
+@result
+class Estimate(IntervalEstimate):
     """A point estimate with its confidence interval.
 
     Attributes
@@ -210,12 +239,6 @@ class Estimate(Result):
         interval of the median, mean and trimmed mean is ``tick / 2`` wider on each side.
     """
 
-    estimator: str
-    estimate: float
-    ci_low: float
-    ci_high: float
-    confidence_level: float
-    method: str
     n: int
     lag1: float
     subsession_size: int | None
