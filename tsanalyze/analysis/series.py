@@ -454,7 +454,7 @@ def analyze_series(
             ov_fraction = float(ov.fraction)
             findings.extend(ov.warnings)
 
-    md = modes_of_sorted(seg, srt)
+    md = modes_of_sorted(seg, srt, unit="ns")
     findings.extend(md.warnings)
     mode_list = tuple(
         (float(loc), float(mass)) for loc, mass in zip(md.locations, md.masses, strict=True)
