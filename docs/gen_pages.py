@@ -37,19 +37,18 @@ def _cell(text: str) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
+def _page(title: str, source: str, body: list[str]) -> str:
+    """A generated page: the do-not-edit header, the title, a paragraph saying what the
+    page is generated from, then the body."""
+    return "".join([_HEADER, f"# {title}\n\n", source, "\n\n", *body])
+
+
 # --- run format ---------------------------------------------------------------------
 
 
 def run_format_page() -> str:
     """The run-format page, from the schema registries."""
     lines = [
-        _HEADER,
-        f"# The run format (schema version {schema.SCHEMA_VERSION})\n\n",
-        "A *run* is one Parquet file written by one collector session (or one import): one row "
-        "per sample, tidy. Readers accept every version in "
-        f"`SUPPORTED_VERSIONS = {schema.SUPPORTED_VERSIONS}`; writers write the newest. "
-        "This page is generated from `tsanalyze.schema`, the single place where every column "
-        "and metadata key is declared.\n\n",
         "## Columns\n\n",
         "| column | type | nullable | required | unit | meaning |\n",
         "| --- | --- | --- | --- | --- | --- |\n",
@@ -86,7 +85,15 @@ def run_format_page() -> str:
         _version_history(),
         "```\n",
     ]
-    return "".join(lines)
+    return _page(
+        f"The run format (schema version {schema.SCHEMA_VERSION})",
+        "A *run* is one Parquet file written by one collector session (or one import): one row "
+        "per sample, tidy. Readers accept every version in "
+        f"`SUPPORTED_VERSIONS = {schema.SUPPORTED_VERSIONS}`; writers write the newest. "
+        "This page is generated from `tsanalyze.schema`, the single place where every column "
+        "and metadata key is declared.",
+        lines,
+    )
 
 
 def _version_history() -> str:
@@ -135,14 +142,12 @@ def cli_page() -> str:
     from tsanalyze.cli.app import app
 
     root = typer.main.get_command(app)
-    lines = [
-        _HEADER,
-        "# Command-line reference\n\n",
+    return _page(
+        "Command-line reference",
         "Generated from the `tsanalyze` typer app. Every command exits with code 2 and a "
-        "one-line message on stderr on bad input.\n\n",
-    ]
-    lines += _command_section(root, ["tsanalyze"], None)
-    return "".join(lines)
+        "one-line message on stderr on bad input.",
+        _command_section(root, ["tsanalyze"], None),
+    )
 
 
 # --- API reference -----------------------------------------------------------------------
@@ -185,14 +190,7 @@ def api_page() -> str:
     by_module: dict[str, list[str]] = defaultdict(list)
     for name, module in names.items():
         by_module[module].append(name)
-    lines = [
-        _HEADER,
-        "# Python API reference\n\n",
-        "Every name exported by `tsanalyze` (the lazy `tsanalyze._API` registry), grouped by the "
-        "module that defines it, then the result types they return, the pandas accessor and the "
-        "errors. Call them as `tsanalyze.<name>`.\n\n",
-        "| name | module |\n| --- | --- |\n",
-    ]
+    lines = ["| name | module |\n| --- | --- |\n"]
     for name, module in names.items():
         lines.append(f"| [`{name}`](#{module}.{name}) | `{module}` |\n")
     lines.append("\n")
@@ -209,17 +207,18 @@ def api_page() -> str:
         lines.append("## The pandas accessor `.tsa`\n\n")
         lines.append("::: tsanalyze.accessor\n    options:\n      show_root_heading: false\n\n")
     lines.append("## Errors\n\n::: tsanalyze.errors\n    options:\n      show_root_heading: false\n\n")
-    return "".join(lines)
+    return _page(
+        "Python API reference",
+        "Every name exported by `tsanalyze` (the lazy `tsanalyze._API` registry), grouped by the "
+        "module that defines it, then the result types they return, the pandas accessor and the "
+        "errors. Call them as `tsanalyze.<name>`.",
+        lines,
+    )
 
 
 def defaults_page() -> str:
     """Every public function's parameters and defaults, from its signature."""
-    lines = [
-        _HEADER,
-        "# Defaults of the public functions\n\n",
-        "Generated from the signatures, so these are the values the code uses. The meaning of "
-        "each parameter is in the [Python API](api.md) reference.\n\n",
-    ]
+    lines: list[str] = []
     for name, module in public_api().items():
         obj = getattr(importlib.import_module(module), name)
         if inspect.isclass(obj) or not callable(obj):
@@ -240,7 +239,12 @@ def defaults_page() -> str:
                 shown = f"`{p.default!r}`"
             lines.append(f"| `{p.name}` | {_cell(shown)} |\n")
         lines.append("\n")
-    return "".join(lines)
+    return _page(
+        "Defaults of the public functions",
+        "Generated from the signatures, so these are the values the code uses. The meaning of "
+        "each parameter is in the [Python API](api.md) reference.",
+        lines,
+    )
 
 
 def audit_input_page() -> str:
@@ -248,18 +252,17 @@ def audit_input_page() -> str:
     from tsanalyze._units import TIME_UNITS
     from tsanalyze.analysis.audit import COLUMNS
 
-    lines = [
-        _HEADER,
-        "# Audit input fields\n\n",
-        "The fields of one row of `tsanalyze audit` input (CSV header, YAML/JSON keys), from "
-        "`tsanalyze.analysis.audit.COLUMNS`. See [auditing published numbers](../auditing.md).\n\n",
-        "| field | meaning |\n| --- | --- |\n",
-    ]
+    lines = ["| field | meaning |\n| --- | --- |\n"]
     for name, doc in COLUMNS.items():
         lines.append(f"| `{name}` | {_cell(doc)} |\n")
     units = ", ".join(f"`{u}`" for u in TIME_UNITS if u)
     lines.append(f"\nTime units understood (one table, `tsanalyze._units`): {units}.\n")
-    return "".join(lines)
+    return _page(
+        "Audit input fields",
+        "The fields of one row of `tsanalyze audit` input (CSV header, YAML/JSON keys), from "
+        "`tsanalyze.analysis.audit.COLUMNS`. See [auditing published numbers](../auditing.md).",
+        lines,
+    )
 
 
 def main() -> int:

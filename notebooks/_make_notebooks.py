@@ -39,6 +39,28 @@ plt.rcParams["figure.figsize"] = (9, 4)
 plt.rcParams["figure.dpi"] = 80'''
 
 
+def plot_states(unit: str) -> str:
+    """Cell source of one figure, used by more than one notebook: each series of ``series``
+    in ``unit`` ("ns" or "µs") on a log scale, with the stable segment of its steady state
+    (``states``) shaded and its change points marked."""
+    scaled = {"ns": "x", "µs": "x / 1e3"}[unit]
+    return f'''
+fig, axes = plt.subplots(1, len(series), figsize=(11, 4))
+for ax, (name, x) in zip(axes, series.items()):
+    s = states[name]
+    ax.plot({scaled}, lw=0.5, color="0.5")
+    if s.start is not None:
+        ax.axvspan(s.start, s.stop, color="tab:green", alpha=0.15, label="stable segment")
+    for loc in s.changepoints.locations:
+        ax.axvline(loc, color="tab:red", ls="--", lw=0.8)
+    ax.set_yscale("log")
+    ax.set_title(f"{{name}}: {{s.classification}}")
+    ax.set_xlabel("sample")
+axes[0].set_ylabel("{unit} per evaluation (log)")
+plt.show()
+'''
+
+
 def md(text: str) -> nbformat.NotebookNode:
     return new_markdown_cell(text.strip("\n"))
 
@@ -102,21 +124,7 @@ states = {name: tsanalyze.steady_state(x) for name, x in series.items()}
 pd.DataFrame([{"benchmark": k, "classification": s.classification, "start": s.start, "stop": s.stop,
                "change points": s.changepoints.locations} for k, s in states.items()])
 '''),
-    code('''
-fig, axes = plt.subplots(1, len(series), figsize=(11, 3.5), sharey=True)
-for ax, (name, x) in zip(axes, series.items()):
-    s = states[name]
-    ax.plot(x, lw=0.4, color="0.5")
-    if s.start is not None:
-        ax.axvspan(s.start, s.stop, color="tab:green", alpha=0.15)
-    for loc in s.changepoints.locations:
-        ax.axvline(loc, color="tab:red", ls="--", lw=1)
-    ax.set_yscale("log")
-    ax.set_title(f"{name}: {s.classification}")
-    ax.set_xlabel("sample")
-axes[0].set_ylabel("ns per evaluation (log)")
-plt.show()
-'''),
+    code(plot_states("ns")),
     md('''
 ## 3. Estimate, with a confidence interval that accounts for dependence
 
@@ -283,21 +291,7 @@ pd.DataFrame([{"benchmark": name, "classification": s.classification, "start": s
                "stop": s.stop, "n": len(series[name]), "changes": len(s.changepoints.locations),
                "warnings": ";".join(w.code for w in s.warnings)} for name, s in states.items()])
 '''),
-    code('''
-fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-for ax, (name, x) in zip(axes, series.items()):
-    s = states[name]
-    ax.plot(x / 1e3, lw=0.5, color="0.5")
-    if s.start is not None:
-        ax.axvspan(s.start, s.stop, color="tab:green", alpha=0.15, label="stable segment")
-    for loc in s.changepoints.locations:
-        ax.axvline(loc, color="tab:red", ls="--", lw=0.8)
-    ax.set_yscale("log")
-    ax.set_title(f"{name}: {s.classification}")
-    ax.set_xlabel("sample")
-axes[0].set_ylabel("µs per evaluation (log)")
-plt.show()
-'''),
+    code(plot_states("µs")),
     md('''
 A series whose level keeps moving has no segment holding more than half of the samples: then
 there is **no stable segment**, and tsanalyze says so (a serious finding in the report) instead

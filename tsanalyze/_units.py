@@ -11,7 +11,7 @@ This module is a stdlib-only leaf: every layer may import it.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 
 from tsanalyze.errors import InvalidArgumentError
@@ -25,8 +25,10 @@ __all__ = [
     "format_pvalue",
     "format_ratio",
     "format_time",
+    "format_times",
     "parse_quantity_unit",
     "parse_unit",
+    "quote_time",
     "time_unit",
 ]
 
@@ -203,6 +205,46 @@ def format_time(
     if trim and "." in text:
         text = text.rstrip("0").rstrip(".")
     return f"{text} {name}"
+
+
+def quote_time(value: float, unit: str | None, *, digits: int = 4) -> str:
+    """A time that a message quotes: ``value`` in ``unit`` (a name :func:`parse_unit`
+    reads), shown in the unit that reads best with ``digits`` significant digits and
+    trailing zeros dropped (``872.4, "ns" -> '872.4 ns'``, ``1.2e-6, "s" -> '1.2 µs'``).
+    With ``unit=None`` (a unit the caller does not know) the number is shown bare.
+
+    Examples
+    --------
+    >>> quote_time(1236.4, "ns"), quote_time(3e-8, "s"), quote_time(0.267, None, digits=3)
+    ('1.236 µs', '30 ns', '0.267')
+    """
+    if unit is None:
+        return f"{value:.{digits}g}"
+    return format_time(value * parse_unit(unit), digits=digits, trim=True)
+
+
+def format_times(values: Iterable[float], unit: str | None = "ns", *, digits: int = 4) -> str:
+    """Several times quoted side by side in one unit, chosen from the largest:
+    ``[872.4, 1236.0] -> '0.8724 and 1.236 µs'``, ``'1, 2 and 3 ns'`` for three. ``values``
+    are in ``unit`` (a name :func:`parse_unit` reads); ``unit=None`` shows them bare
+    (``'872.4 and 1236'``).
+
+    Examples
+    --------
+    >>> format_times([872.4, 1236.0]), format_times([8.724e-7, 1.236e-6], "s")
+    ('0.8724 and 1.236 µs', '0.8724 and 1.236 µs')
+    """
+    if unit is None:
+        shown = [f"{v:.{digits}g}" for v in values]
+        suffix = ""
+    else:
+        ns = [float(v) * parse_unit(unit) for v in values]
+        shown_unit = time_unit(max((abs(v) for v in ns), default=0.0))
+        shown = [format_time(v, unit=shown_unit, digits=digits).rsplit(" ", 1)[0] for v in ns]
+        suffix = f" {shown_unit[0]}"
+    if len(shown) < 2:
+        return "".join(shown) + suffix
+    return f"{', '.join(shown[:-1])} and {shown[-1]}{suffix}"
 
 
 def format_duration(seconds: float | None) -> str:

@@ -6,6 +6,8 @@ Each history is one benchmark of 150 commits, 10 samples per run with 3% spread,
 change; ``tsanalyze.history`` is run on it alone, so its ``fdr`` (0.05) is the series'
 false-alarm rate. Wander generators:
 
+* ``model``: the noise model's own class, AR(1) wander (sd 1.5%, phi 0.7) plus 1.3%
+  Gaussian white (the accuracy harness's stationary benchmarks);
 * ``fgn``: fractional Gaussian noise wander (Hurst 0.85, sd 1.5%) plus 1.3% white;
 * ``t3``: AR(1) wander (sd 1.5%, phi 0.7) plus Student-t (3 df) run noise, scale 1.3%;
 * ``slow``: AR(1) wander sd 1%, phi 0.95, plus 1% white;
@@ -38,6 +40,10 @@ def _fgn(n: int, hurst: float, rng: np.random.Generator) -> np.ndarray:
 def wander(kind: str, rng: np.random.Generator) -> np.ndarray:
     if kind == "fgn":
         return 0.015 * _fgn(N, 0.85, rng) + 0.013 * rng.standard_normal(N)
+    if kind == "model":
+        innov = rng.standard_normal(N) * 0.015
+        innov[1:] *= np.sqrt(1 - 0.49)
+        return signal.lfilter([1.0], [1.0, -0.7], innov) + 0.013 * rng.standard_normal(N)
     if kind == "t3":
         innov = rng.standard_normal(N) * 0.015
         innov[1:] *= np.sqrt(1 - 0.49)
@@ -58,7 +64,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--series", type=int, default=150)
     ap.add_argument("--seed", type=int, default=11)
-    ap.add_argument("--kinds", nargs="+", default=["fgn", "t3", "slow", "white", "walk"])
+    ap.add_argument("--kinds", nargs="+", default=["model", "fgn", "t3", "slow", "white", "walk"])
     args = ap.parse_args()
     print("| generator | series | with a reported change | rate (stated 0.05) |")
     print("|---|---|---|---|")

@@ -171,6 +171,16 @@ def test_claimed_ci_inconsistent_with_sd_and_n() -> None:
     # reference: scipy t quantile
     expected = stats.t.ppf(0.975, 19) * 5.0 / math.sqrt(20)
     assert f.numbers["expected_half_width"] == pytest.approx(expected)
+    # the widths quoted in the rows' unit (ns when none is given), not bare
+    assert f"half-width 0.5 ns is 0.21 x the {float(f'{expected:.4g}'):g} ns that sd 5 ns and n 20" in f.message
+    # the same rows in µs: the widths are the same times, quoted where they read best
+    in_us = audit(
+        [{**r, "unit": "us", **{k: r[k] / 1000 for k in ("location", "spread", "ci_low", "ci_high")}}
+         for r in rows],
+        clock_overhead_ns=0.0,
+    )  # fmt: skip
+    us = next(f for f in in_us.findings if f.code == "ci-inconsistent")
+    assert us.message == f.message
 
 
 def test_spread_conversions() -> None:

@@ -42,6 +42,7 @@ def test_change_on_a_coarse_grid_is_never_zero_width() -> None:
     assert c.verdict == "inconclusive"
     w = next(f for f in c.warnings if f.code == "tick-widened")
     assert w.severity == "warning" and "'same' cannot be concluded" in w.message
+    assert w.message.startswith("times are recorded on a grid of 25 ns: ")  # ns, as compared
     assert c.se_log > old.se_log
 
 
@@ -91,6 +92,15 @@ def test_minimum_compares_floors() -> None:
     # the bootstrap of the minima's ratio sits on the sample minima, above the floors
     paired = compare(x, y, estimator="min", paired=True, rng=4)
     assert paired.ci_method == "floor" and paired.ci_low <= 1.1 <= paired.ci_high
+
+
+def test_floors_on_a_grid_are_quoted_in_ns() -> None:
+    # the coarse-grid pair: both minima sit on their cell, 25 ns wide
+    a, b, _ = ticked_pair(2000, 25.0, 0.0, np.random.default_rng(1))
+    c = compare(a, b, estimator="min", rng=1)
+    hits = [w.message for w in c.warnings if w.code == "floor-hit"]
+    assert c.ci_method == "floor" and len(hits) == 2
+    assert all(" on a grid of 25 ns: " in m and " ns below for a floor" in m for m in hits)
 
 
 def test_suite_keeps_the_widened_interval() -> None:

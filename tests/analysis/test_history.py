@@ -140,13 +140,13 @@ def test_median3_removes_one_commit_excursions_and_keeps_steps() -> None:
     assert np.array_equal(median3(spiked), step)
 
 
-def test_whittle_loglik_matches_its_definition_and_gates_the_step_removal() -> None:
+def test_whittle_loglik_matches_its_definition_and_the_gate_is_the_nulls() -> None:
     # the maximised Whittle log-likelihood, -sum(log f_j + I_j / f_j) over the Fourier
     # frequencies 0 < w_j < pi at the fitted (phi, wander, white), recomputed here with a
-    # direct DFT; then the gate of the first pass: removing a x1.08 step raises it by
-    # more than log n, removing the best split of a stationary series mostly does not
+    # direct DFT, and row by row
     from tsanalyze.analysis.history.detect import SeriesDetector
-    from tsanalyze.analysis.history.noise import NoiseModel, whittle_loglik
+    from tsanalyze.analysis.history.noise import NoiseModel, whittle_loglik, whittle_logliks
+    from tsanalyze.analysis.history.scan import despike
 
     rng = np.random.default_rng(24)
     n = 150
@@ -161,16 +161,24 @@ def test_whittle_loglik_matches_its_definition_and_gates_the_step_removal() -> N
     c = float(fit.white_var[0])
     f = fit.sd_wander**2 * (1 - fit.phi**2) / np.abs(1 - fit.phi * np.exp(1j * w)) ** 2 + c
     assert whittle_loglik(x) == pytest.approx(float(-np.sum(np.log(f) + per / f)), rel=1e-9)
+    assert np.allclose(whittle_logliks(np.stack([x, x[::-1] * 2.0])),
+                       [whittle_loglik(x), whittle_loglik(x[::-1] * 2.0)], rtol=1e-12)  # fmt: skip
+    # the gate: removing a x1.08 step raises it by more than removing the best split
+    # does on 95% of the null series; removing the best split of a stationary series
+    # passes the same gate about 5% of the time (a calibrated gate: the null's own)
     step = x + np.log(1.08) * (t >= 70)
-    det = SeriesDetector(step, np.ones(n), np.zeros(n), rng, n_null=50, n_refit=2)
-    assert whittle_loglik(det.without_step(70)) - whittle_loglik(step) > np.log(n)
-    gated = 0
-    for row in simulate_noise(true, 40, rng):
-        det = SeriesDetector(row, np.ones(n), np.zeros(n), rng, n_null=50, n_refit=2,
+    det = SeriesDetector(step, np.ones(n), np.zeros(n), rng, n_null=200, n_refit=2,
+                         whittle=False)  # fmt: skip
+    gate = float(np.quantile(det.null_step_gains(100), 0.95))
+    assert whittle_loglik(despike(det.without_step(70))) - whittle_loglik(despike(step)) > gate
+    passed = 0
+    for row in simulate_noise(true, 60, rng):
+        det = SeriesDetector(row, np.ones(n), np.zeros(n), rng, n_null=200, n_refit=2,
                              whittle=False)  # fmt: skip
         best = det.test(0, n)[1]
-        gated += whittle_loglik(det.without_step(best)) - whittle_loglik(row) <= np.log(n)
-    assert gated >= 28, gated  # 37 of 40 here
+        gain = whittle_loglik(despike(det.without_step(best))) - whittle_loglik(despike(row))
+        passed += gain > float(np.quantile(det.null_step_gains(100), 0.95))
+    assert passed <= 9, passed  # binomial(60, 0.05): P(>= 10) = 0.003
 
 
 def test_block_resample_keeps_values_and_dependence() -> None:
@@ -341,3 +349,70 @@ def test_size_interval_coverage_of_found_steps() -> None:
                 covered += bool(m.iloc[0].ci_low <= 1.10 <= m.iloc[0].ci_high)
     assert found >= 140  # x1.10 steps are found with their commit nearly always
     assert covered / found >= 0.85, (covered, found)
+
+
+def _detected_sets(ratio: float, histories: int, seed: int) -> tuple[int, int, list[int]]:
+    """Steps of ``ratio`` at random commits of 150-commit histories: how many were
+    detected at 5% by the first scan, how many of those sets hold the true commit, and
+    the sets' sizes."""
+    from tsanalyze.analysis.history import api
+    from tsanalyze.analysis.history.series import build_series
+
+    rng = np.random.default_rng(seed)
+    names = [f"b{i}" for i in range(10)]
+    tot = hit = 0
+    sizes = []
+    for _ in range(histories):
+        pos = {b: int(rng.integers(20, 130)) for b in names}
+        df = simulate_history(
+            150, names, changes=[SimulatedChange(b, pos[b], ratio) for b in names], rng=rng
+        )
+        for s in build_series(df)[0]:
+            work = api._first_pass(api._Job(s, int(rng.integers(2**31)), 200))
+            p, t = work.first
+            if p <= 0.05:
+                tot += 1
+                cand = work.det.locate(0, t, s.x.size).candidates
+                hit += pos[s.benchmark] in cand
+                sizes.append(len(cand))
+    return tot, hit, sizes
+
+
+@pytest.mark.slow
+def test_set_coverage_of_small_detected_steps() -> None:
+    # Monte Carlo: x1.045 steps (~2 sds of the commit-to-commit noise) in the simulator's
+    # ~2% wandering noise; of those detected at 5%, the 95% set holds the true commit
+    # in 0.974 here (0.958 with the set calibrated at the fitted step instead of its
+    # lower bound; over the accuracy harness's 400 steps of 3-10%, with binary
+    # segmentation and BH, 92.3% -> 94.8%) with a median of 4-5 commits
+    tot, hit, sizes = _detected_sets(1.045, 10, 31)
+    assert tot >= 85
+    assert hit / tot >= 0.93, (hit, tot)
+    assert np.median(sizes) <= 6
+
+
+def test_set_is_calibrated_at_the_steps_lower_bound(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # the set's critical value is simulated with the step shrunk to its one-sided 95%
+    # lower bound: a smaller step is placed less exactly, so with the same random
+    # numbers the set can only grow against one calibrated at the fitted step (and does
+    # for some x1.05 steps), while for a step far above its noise nothing changes
+    from tsanalyze.analysis.history import api, detect
+    from tsanalyze.analysis.history.series import build_series
+
+    rng = np.random.default_rng(32)
+    at = {"a0": 80, "a1": 40, "a2": 100, "a3": 70, "a4": 55, "big": 60}
+    df = simulate_history(150, list(at), rng=rng, changes=[
+        SimulatedChange(b, t, 1.5 if b == "big" else 1.05) for b, t in at.items()])  # fmt: skip
+    grew = 0
+    for s in build_series(df)[0]:
+        det = api._first_pass(api._Job(s, 7, 200)).det
+        sets = {}
+        for z in (0.0, detect.SET_Z_LOW):
+            monkeypatch.setattr(detect, "SET_Z_LOW", z)
+            det.rng = np.random.default_rng(5)
+            sets[z] = set(det.locate(0, at[s.benchmark], s.x.size).candidates)
+        assert sets[0.0] <= sets[detect.SET_Z_LOW], s.benchmark
+        grew += len(sets[detect.SET_Z_LOW]) > len(sets[0.0])
+        if s.benchmark == "big":
+            assert sets[detect.SET_Z_LOW] == sets[0.0] == {60}
+    assert grew >= 1, grew

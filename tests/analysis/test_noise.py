@@ -48,6 +48,10 @@ def test_noise_floor_recovers_the_environmental_share_monte_carlo() -> None:
     # Boyer's 1% threshold: every one of them is "affected"; the severity tells apart
     sev = {w.message.split(":")[0]: w.severity for w in nf.warnings}
     assert sev == {"bench": "warning", "quiet": "warning", "noisy": "info"}
+    # each sd quoted in the unit that reads best: noisy's ~3000 ns is ~3 µs
+    said = {w.message.split(":")[0]: w.message for w in nf.warnings}
+    sd_noisy = float(np.std(noisy, ddof=1))
+    assert f"of the sd ({float(f'{sd_noisy / 1000:.4g}'):g} µs)" in said["noisy"]
     # no duration scaling: the raw reference sd (10 ns) against each sd
     flat = tsanalyze.noise_floor(df, "lfsr", scaling="none").table.set_index("benchmark")
     assert flat.loc["bench", "floor_sd_ns"] == pytest.approx(ref.std(ddof=1))

@@ -249,3 +249,23 @@ def test_stationary_series_classified_flat(noise: dict[str, object]) -> None:
         for i in range(N_REP)
     )
     assert flat / N_REP >= 0.95
+
+
+def test_mode_levels_are_quoted_in_the_unit_of_the_series() -> None:
+    # the modes of the test above, around 1000 and 1050 ns
+    rng = np.random.default_rng(4)
+    state = (np.arange(1500) // 150) % 2
+    x = 1000.0 * (1 + 0.05 * state + 0.01 * rng.standard_normal(1500))
+    res = steady_state(x)  # the run format's ns
+    assert res.modes is not None
+    msg = next(w.message for w in res.warnings if w.code == "mode-switching")
+    # reference: the modes' own levels, by hand in µs with 4 significant digits
+    lo, hi = (f"{v / 1000:#.4g}" for v in res.modes.levels)  # "#": trailing zeros kept
+    assert float(lo) == pytest.approx(1.0, abs=0.01) and float(hi) == pytest.approx(1.05, abs=0.01)
+    assert msg.startswith(f"the series alternates between {lo} and {hi} µs (")
+    # the same times in µs say the same; with no unit the levels are bare numbers
+    in_us = steady_state(x / 1000.0, unit="us")
+    assert next(w.message for w in in_us.warnings if w.code == "mode-switching") == msg
+    bare = next(w.message for w in steady_state(x, unit=None).warnings if w.code == "mode-switching")
+    shown = [float(f"{v:.4g}") for v in res.modes.levels]
+    assert bare.startswith(f"the series alternates between {shown[0]:g} and {shown[1]:g} (")

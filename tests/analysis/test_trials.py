@@ -12,7 +12,7 @@ import tsanalyze
 from tsanalyze.analysis.trials import TrialsEstimate, estimate_trials
 from tsanalyze.datasets import simulate_series, simulate_trials
 from tsanalyze.errors import NotEnoughData
-from tsanalyze.stats.estimators import estimate
+from tsanalyze.stats.estimators import IntervalEstimate, estimate
 
 
 def _trials(levels: np.ndarray, n: int, rng: np.random.Generator, phi: float = 0.0) -> list:
@@ -150,3 +150,32 @@ def test_a_smaller_inner_pool_gives_the_same_interval(monkeypatch: pytest.Monkey
         )
     assert np.mean(diffs) < 0.035  # 12 data sets: the mean of 12 such differences
     assert max(diffs) < 0.10
+
+
+def test_one_series_and_several_trials_lead_with_the_same_interval_fields() -> None:
+    shared = ("estimator", "estimate", "ci_low", "ci_high", "confidence_level", "method")
+    x = [np.random.default_rng(i).lognormal(size=60) for i in range(3)]
+    for r in (estimate(x[0]), estimate_trials(x, n_resamples=200, rng=1)):
+        assert isinstance(r, IntervalEstimate)
+        assert tuple(r.to_dict())[: len(shared)] == shared
+        assert r.ci_low <= r.estimate <= r.ci_high
+    assert not isinstance(estimate(x[0]), TrialsEstimate)
+
+
+def test_disagreeing_trials_quote_their_spread_in_the_unit_of_the_times() -> None:
+    # the disagreeing trials above (run-to-run level changes of 2% of 1000 ns)
+    rng = np.random.default_rng(2)
+    levels = 1000.0 * (1 + 0.02 * rng.standard_normal(10))
+    tr = _trials(levels, 400, rng)
+    msg = {}
+    for unit, scale in (("ns", 1.0), ("ms", 1e-6), (None, 1.0)):
+        e = estimate_trials([t * scale for t in tr], "mean", n_resamples=500, rng=3, unit=unit)
+        msg[unit] = next(w.message for w in e.warnings if w.code == "trials-disagree")
+    # reference: the sd of the per-trial estimates, computed here
+    ns = estimate_trials(tr, "mean", n_resamples=500, rng=3)
+    sd = float(np.std(ns.per_trial["estimate"], ddof=1))
+    assert 5.0 < sd < 100.0
+    assert f"between-trial sd {float(f'{sd:.4g}'):g} ns vs within-trial se " in msg["ns"]
+    assert msg["ms"] == msg["ns"]  # the same times in ms, quoted where they read best
+    assert f"between-trial sd {sd:.4g} vs within-trial se " in msg[None]
+    assert msg[None].split("se ")[1].split(";")[0].replace(".", "").isdigit()

@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pytest
 from typer.testing import Result
 
@@ -166,3 +167,52 @@ def test_not_a_run_file_exits_2(tmp_path: Path, cli: Cli) -> None:
     assert res.exit_code == 2
     assert "bad.parquet" in res.output
     assert "Traceback" not in res.output
+
+
+def _switching_forks(n_forks: int, n: int, rng: int) -> list[list[float]]:
+    """JMH-like forks in seconds (as Traini et al.'s series are): the level switches
+    between 0.8724 and 1.236 µs in stretches of ~120 iterations, 1% noise (made here, the
+    shape of log4j2's AsyncLoggersBenchmark.throughput2Params)."""
+    g = np.random.default_rng(rng)
+    forks = []
+    for _ in range(n_forks):
+        state, states = int(g.random() < 0.8), []
+        while len(states) < n:
+            states += [state] * int(g.geometric(1 / 120))
+            state = 1 - state
+        level = np.where(np.array(states[:n]) == 1, 1.236e-6, 0.8724e-6)
+        forks.append((level * (1 + 0.01 * g.standard_normal(n))).tolist())
+    return forks
+
+
+def _levels_in(message: str, after: str) -> tuple[list[float], str]:
+    """The numbers quoted as ``after a and b UNIT`` in a message, and the unit."""
+    words = message.split(after, 1)[1].split()
+    values = [float(words[0].rstrip(",")), float(words[2])]
+    assert words[1] == "and", message
+    return values, words[3].rstrip("),")
+
+
+def test_switching_levels_of_a_jmh_series_carry_their_unit(tmp_path: Path, cli: Cli) -> None:
+    src = tmp_path / "forks.json"
+    src.write_text(json.dumps(_switching_forks(2, 1200, rng=1)))
+    run = tmp_path / "forks.parquet"
+    res = cli("import", "values", src, "--unit s -o", run)
+    assert res.exit_code == 0, res.output
+    res = cli("report", run, "--format json --seed 1 -j 1")
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    said = [f["message"] for s in doc["series"] for f in s["warnings"]]
+    quoted = {
+        "regime-switching": [_levels_in(m, "levels (") for m in said if "switches between" in m],
+        "mode-switching": [_levels_in(m, "alternates between ") for m in said if "alternates" in m],
+    }
+    for code, found in quoted.items():
+        assert found, code  # both findings are made on these series
+        for values, unit in found:
+            # before: bare ns ("872.4, 1236", "884.574 and 1241.66")
+            assert unit == "µs", (code, values, unit)
+            assert values == pytest.approx([0.8724, 1.236], rel=0.01), code
+    # the terminal says the same
+    text = cli("report", run, "--seed 1 -j 1").output
+    assert " µs) and stays on one side" in text.replace("\n", " ")

@@ -14,8 +14,11 @@ from tsanalyze._units import (
     format_pvalue,
     format_ratio,
     format_time,
+    format_times,
+    quote_time,
     time_unit,
 )
+from tsanalyze.errors import InvalidArgumentError
 
 
 @pytest.mark.parametrize(
@@ -76,3 +79,46 @@ def test_format_percent_signed_for_changes() -> None:
     assert format_percent(0.0, signed=True) == "0%"
     assert format_percent(0.5) == "50.0%"
     assert format_percent(float("nan"), signed=True) == "–"
+
+
+@pytest.mark.parametrize(
+    ("value", "unit", "digits", "expected"),
+    [
+        # hand-computed: value × ns per unit, in the unit that reads best, trailing zeros
+        # dropped
+        (872.4, "ns", 4, "872.4 ns"),
+        (1236.04, "ns", 4, "1.236 µs"),
+        (3e-8, "s", 4, "30 ns"),
+        (1.2364e-6, "s", 4, "1.236 µs"),
+        (1.5, "ms", 4, "1.5 ms"),
+        (0.26749, "ns", 3, "0.267 ns"),
+        (0.26749, None, 3, "0.267"),  # unknown unit: the bare number
+        (1236.04, None, 4, "1236"),
+    ],
+)
+def test_quote_time(value: float, unit: str | None, digits: int, expected: str) -> None:
+    assert quote_time(value, unit, digits=digits) == expected
+
+
+@pytest.mark.parametrize(
+    ("values", "unit", "expected"),
+    [
+        # one unit for the group, chosen from the largest (as the modes finding does)
+        ([872.4, 1236.0], "ns", "0.8724 and 1.236 µs"),
+        ([8.724e-7, 1.236e-6], "s", "0.8724 and 1.236 µs"),
+        ([910.3, 1174.0, 1269.0, 1377.0], "ns", "0.9103, 1.174, 1.269 and 1.377 µs"),
+        ([12.0, 950.0], "us", "12.00 and 950.0 µs"),
+        ([12.0, 1950.0], "us", "0.01200 and 1.950 ms"),
+        ([884.574, 1241.66], None, "884.6 and 1242"),
+        ([30.0], "ns", "30.00 ns"),
+    ],
+)
+def test_format_times(values: list[float], unit: str | None, expected: str) -> None:
+    assert format_times(values, unit) == expected
+
+
+def test_quoting_an_unknown_unit_is_refused() -> None:
+    with pytest.raises(InvalidArgumentError, match="weeks"):
+        quote_time(1.0, "weeks")
+    with pytest.raises(InvalidArgumentError, match="weeks"):
+        format_times([1.0, 2.0], "weeks")

@@ -10,6 +10,7 @@ from scipy import signal
 
 import tsanalyze
 from tsanalyze.datasets_dependent import fgn, simulate_dependent
+from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.dependence import Dependence, assess_dependence, long_run_variance
 from tsanalyze.stats.estimators import estimate
 from tsanalyze.stats.regimes import regimes
@@ -156,3 +157,47 @@ def test_a_short_visit_to_another_level_is_regime_switching() -> None:
     # heavy tails alone are not regimes
     t3 = 1000.0 + 10.0 * g.standard_t(3, size=(50, 200))
     assert np.mean([regimes(row).switching for row in t3]) <= 0.04
+
+
+def _two_levels(n: int = 2000, stretch: int = 100, rng: int = 6) -> np.ndarray:
+    """Levels 872.4 and 1236 (ns) visited in stretches of ``stretch`` samples, 1% noise."""
+    g = np.random.default_rng(rng)
+    level = np.where((np.arange(n) // stretch) % 2 == 0, 1236.0, 872.4)
+    return level * (1 + 0.01 * g.standard_normal(n))
+
+
+def _quoted_levels(message: str, unit: str) -> list[float]:
+    """The numbers of ``levels (a and b UNIT)`` in the regime-switching message."""
+    inside = message.split("levels (", 1)[1].split(")", 1)[0]
+    assert inside.endswith(f" {unit}"), message
+    return [float(v) for v in inside.removesuffix(f" {unit}").replace(",", " and").split(" and ")]
+
+
+def test_regime_levels_are_quoted_in_the_unit_of_the_series() -> None:
+    x = _two_levels()
+    dep = assess_dependence(x, unit="ns")
+    reg = dep.regimes
+    assert dep.kind == "regime-switching" and reg is not None
+    msg = next(f.message for f in dep.findings if f.code == "regime-switching")
+    # the levels in µs with 4 significant digits (reference: the regime check's own
+    # locations, scaled by hand), not the bare ns of before ("872.4, 1236")
+    shown = _quoted_levels(msg, "µs")
+    assert shown == [float(f"{v / 1000:.4g}") for v in reg.locations]
+    assert shown == pytest.approx([0.8724, 1.236], rel=0.01)
+    # the same series in seconds says the same; without a unit the numbers are bare
+    in_s = assess_dependence(x * 1e-9, unit="s")
+    assert next(f.message for f in in_s.findings if f.code == "regime-switching") == msg
+    bare = next(f.message for f in assess_dependence(x).findings if f.code == "regime-switching")
+    assert "µs" not in bare and "ns" not in bare
+    assert [float(v) for v in bare.split("levels (")[1].split(")")[0].split(" and ")] == [
+        float(f"{v:.4g}") for v in reg.locations
+    ]
+    # the estimate quotes them so too
+    assert msg in [w.message for w in estimate(x, "median", unit="ns").warnings]
+
+
+def test_unknown_unit_is_refused() -> None:
+    with pytest.raises(InvalidArgumentError, match="fortnights"):
+        assess_dependence(_two_levels(), unit="fortnights")
+    with pytest.raises(InvalidArgumentError, match="fortnights"):
+        estimate(_two_levels(), "median", unit="fortnights")

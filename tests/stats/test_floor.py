@@ -286,3 +286,21 @@ def test_the_floor_interval_never_reaches_below_zero() -> None:
     assert floor_interval(x).ci_low < 0  # the extrapolation this guards against
     e = estimate(x, "min", rng=1)
     assert 0.0 == e.ci_low < e.ci_high == x.min()
+
+
+def test_floor_hit_quotes_the_tick_and_the_gap_in_the_unit_of_the_values() -> None:
+    # the grid case above: integer ns, 1 ns tick, the floor's cell reached often
+    rng = np.random.default_rng(4)
+    x = np.round(1000.0 + rng.exponential(20.0, 2000))
+    r = floor_interval(x, tick="auto", unit="ns")
+    msg = next(w.message for w in r.warnings if w.code == "floor-hit")
+    assert " on a grid of 1 ns: " in msg
+    # the gap below the cell: the interval's lower end is the minimum - 1 tick - gap
+    gap = x.min() - 1.0 - r.ci_low
+    assert 0.0 < gap < 0.5
+    assert f"extended {float(f'{gap:.3g}'):g} ns below" in msg
+    # the same times in µs give the same words; in an unknown unit, the bare numbers
+    in_us = floor_interval(x / 1000.0, tick="auto", unit="us")
+    assert next(w.message for w in in_us.warnings if w.code == "floor-hit") == msg
+    bare = next(w.message for w in floor_interval(x, tick="auto").warnings)
+    assert " on a grid of 1: " in bare and f"extended {gap:.3g} below" in bare

@@ -44,6 +44,14 @@ def test_two_clusters_found_with_locations_and_masses() -> None:
     frame = m.to_frame()
     assert list(frame.columns) == ["mode", "location", "mass", "height"] and len(frame) == 2
     assert tsanalyze.multimodality is multimodality
+    # the locations quoted in the unit of the samples, in one unit chosen from the larger
+    shown = ", ".join(f"{v / 1000:#.4g}" for v in m.locations).replace(", ", " and ")
+    masses = "/".join(f"{v:.0%}" for v in m.masses)
+    in_ns = multimodality(x, unit="ns").warnings[0].message
+    assert in_ns.startswith(f"the samples form 2 clusters, at {shown} µs (masses {masses}); ")
+    assert multimodality(x * 1e-9, unit="s").warnings[0].message == in_ns
+    bare = ", ".join(f"{v:.4g}" for v in m.locations).replace(", ", " and ")
+    assert m.warnings[0].message.startswith(f"the samples form 2 clusters, at {bare} (masses ")
 
 
 def test_old_name_modes_still_works_with_a_deprecation_warning() -> None:

@@ -156,6 +156,16 @@ def test_ci_consistency_flags_sd_reported_as_se() -> None:
     assert "ci-excludes-location" in off.warning_codes
     with pytest.raises(ValueError, match="ci_high"):
         ci_consistency(100.0, 5.0, 20, 105.0, 101.0)
+    # with the unit of the numbers, each width and bound is a time: 0.1 ms is 100 µs
+    expected = stats.t.ppf(0.975, 19) * 5.0 / math.sqrt(20)
+    in_ms = ci_consistency(0.1, 0.005, 20, 0.0995, 0.1005, unit="ms")
+    assert in_ms.warnings[0].message == (
+        f"claimed 95% CI half-width 500 ns is 0.21 x the {float(f'{expected:.4g}'):g} µs that sd 5 µs "
+        "and n 20 imply"
+    )
+    off_us = ci_consistency(100.0, 5.0, 20, 101.0, 105.0, unit="us").warnings[-1].message
+    assert off_us == "claimed CI [101 µs, 105 µs] does not contain the location 100 µs"
+    assert "[101, 105]" in off.warnings[-1].message  # no unit given: bare numbers
     with pytest.raises(ValueError, match="n"):
         ci_consistency(100.0, 5.0, 1, 95.0, 105.0)
 

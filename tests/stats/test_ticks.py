@@ -152,3 +152,16 @@ def test_median_interval_covers_the_true_median_on_a_grid(model: str, tick: floa
         covered += e.ci_low <= sim.truth.median <= e.ci_high
         assert e.ci_high - e.ci_low >= tick
     assert covered / reps >= 0.90
+
+
+def test_the_tick_is_quoted_in_the_unit_of_the_values() -> None:
+    # the grid of 25 ns of the test above, with the values in ns and in seconds
+    rng = np.random.default_rng(3)
+    x = record(simulate_series(200, rng=rng).x, 25.0, "round", rng)
+    words = {}
+    for unit, scale in (("ns", 1.0), ("s", 1e-9), (None, 1.0)):
+        e = estimate(x * scale, "median", unit=unit, rng=1)
+        words[unit] = next(w.message for w in e.warnings if w.code == "tick-widened")
+    assert words["ns"].startswith("times are recorded on a grid of 25 ns (")
+    assert words["s"] == words["ns"]  # 2.5e-8 s is 25 ns, not "2.5e-08"
+    assert words[None].startswith("times are recorded on a grid of 25 (")

@@ -99,6 +99,11 @@ def test_timer_check_shares_and_counts() -> None:
     assert {"overhead-share", "near-precision", "near-accuracy", "timer-dominated"} <= set(codes)
     dom = next(w for w in r.warnings if w.code == "timer-dominated")
     assert dom.severity == "serious"  # 2 of 5 > 10%
+    # the clock's numbers with their unit
+    words = {w.code: w.message for w in r.warnings}
+    assert "1000 x the timer precision (1 ns)" in words["near-precision"]
+    assert "100 x the timer accuracy (30 ns)" in words["near-accuracy"]
+    assert "accuracy (46 ns) is at least half" in dom.message
 
 
 def test_timer_check_names_the_process_start_in_command_overhead() -> None:
@@ -142,3 +147,18 @@ def test_timer_check_edges() -> None:
     # huge n is fine and vectorised
     big = timer_check(np.full(1_000_000, 5e4) + np.arange(1_000_000) % 7, overhead_ns=25.0)
     assert big.n == 1_000_000 and big.n_overhead == 0
+
+
+def test_a_coarse_grid_is_quoted_in_the_unit_of_the_values() -> None:
+    # ~100 ns on a 5 ns grid: each value uncertain by 5% of the median
+    rng = np.random.default_rng(2)
+    x = 5.0 * np.round(rng.normal(100.0, 8.0, 200) / 5.0)
+    words = {
+        unit: next(w.message for w in quantisation(x, unit=unit).warnings if w.code == "coarse-tick")
+        for unit in ("ns", None)
+    }
+    assert words["ns"].startswith("values sit on a grid of step 5 ns, 5% of the median")
+    assert words[None].startswith("values sit on a grid of step 5, 5% of the median")
+    # timer_check's samples are ns: it says so
+    chk = timer_check(x)
+    assert words["ns"] in [w.message for w in chk.warnings]

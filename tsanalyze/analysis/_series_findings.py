@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from tsanalyze._result import Finding
-from tsanalyze._units import format_duration, format_percent, format_time, time_unit
+from tsanalyze._units import format_duration, format_percent, format_times
 
 if TYPE_CHECKING:  # pragma: no cover
     from tsanalyze.analysis.series import SeriesAnalysis
@@ -143,9 +143,7 @@ def _modes(s: SeriesAnalysis) -> list[Finding]:
     if len(s.modes) < 2:
         return []
     locs = sorted(s.modes, key=lambda m: m[0])
-    unit = time_unit(locs[-1][0])
-    shown = [format_time(loc, unit=unit).rsplit(" ", 1)[0] for loc, _ in locs]
-    where = f"{', '.join(shown[:-1])} and {shown[-1]} {unit[0]}"
+    where = format_times([loc for loc, _ in locs], "ns")
     masses = "/".join(format_percent(mass, 2) for _, mass in locs)
     count = _NUMBER_WORDS.get(len(locs), str(len(locs)))
     return [

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from tsanalyze._result import Finding, Result, result
+from tsanalyze._units import format_time
 from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.timer import timer_check
 
@@ -188,8 +189,8 @@ def noise_floor(
                 Finding(
                     "noise-floor",
                     f"{bench}: environmental noise ({reference!r}) explains at least "
-                    f"{100 * fraction:.3g}% of the sd ({sd:.4g} ns); the sd may not reflect "
-                    "the code's own variation",
+                    f"{100 * fraction:.3g}% of the sd ({format_time(sd, trim=True)}); the sd "
+                    "may not reflect the code's own variation",
                     "warning" if fraction >= 0.5 else "info",
                 )
             )

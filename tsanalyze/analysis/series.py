@@ -422,7 +422,9 @@ def analyze_series(
     tick: TickArg = "auto"
     if isinstance(precision, (int, float)) and math.isfinite(precision) and precision > 0:
         tick = float(precision) / evals
-    est = estimate(seg, estimator, confidence_level=confidence_level, rng=gen, tick=tick)
+    est = estimate(
+        seg, estimator, confidence_level=confidence_level, rng=gen, tick=tick, unit="ns"
+    )
     findings.extend(est.warnings)
     if short and not any(w.code == "dependence-unchecked" for w in est.warnings):
         findings.append(
@@ -452,7 +454,7 @@ def analyze_series(
             ov_fraction = float(ov.fraction)
             findings.extend(ov.warnings)
 
-    md = modes_of_sorted(seg, srt)
+    md = modes_of_sorted(seg, srt, unit="ns")
     findings.extend(md.warnings)
     mode_list = tuple(
         (float(loc), float(mass)) for loc, mass in zip(md.locations, md.masses, strict=True)

@@ -410,8 +410,9 @@ def steady_state(
         A change of level in the last ``tail`` fraction of the series means "no steady
         state" (default 0.25, Barrett et al.).
     unit : {"ns", "us", "ms", "s"} or None
-        Unit of ``x`` for ``warmup_seconds`` (default ns, the run format's); ``None``
-        leaves ``warmup_seconds`` unknown unless ``timestamps`` are given.
+        Unit of ``x`` for ``warmup_seconds`` and for the levels the findings quote
+        (default ns, the run format's); ``None`` leaves ``warmup_seconds`` unknown unless
+        ``timestamps`` are given, and quotes levels as bare numbers.
     evals : int
         Evaluations per sample (the time of a sample is ``x * evals``).
     timestamps : array_like, optional
@@ -491,7 +492,12 @@ def steady_state(
                 f"timestamps: expected {n} values (one per sample), got {ts.size}"
             )
     cp = changepoints(arr, method, min_size=min_size, **options)
-    warnings = list(cp.warnings)
+    warnings = [
+        cp.modes.finding(unit)
+        if cp.modes is not None and unit is not None and w.code == "mode-switching"
+        else w
+        for w in cp.warnings
+    ]
     if rule == "pilot":
         cut = _pilot(arr, cp, 0.01 if tolerance is None else tolerance, tail)
     else:

@@ -25,8 +25,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _st
 
-from tsanalyze._result import Finding, Result, result
+from tsanalyze._result import Finding, result
 from tsanalyze._typing import ArrayLike, Float64Array, RNGType
+from tsanalyze._units import quote_time
 from tsanalyze._validation import (
     as_series_array,
     check_confidence_level,
@@ -35,7 +36,13 @@ from tsanalyze._validation import (
 )
 from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.bootstrap import apply_statistic, optimal_block_length, resample_indices
-from tsanalyze.stats.estimators import ESTIMATORS, EstimatorName, estimate, trimmed_mean
+from tsanalyze.stats.estimators import (
+    ESTIMATORS,
+    EstimatorName,
+    IntervalEstimate,
+    estimate,
+    trimmed_mean,
+)
 
 __all__ = ["TrialsEstimate", "estimate_trials", "findings_once"]
 
@@ -51,7 +58,7 @@ Trials = pd.DataFrame | Mapping[str, ArrayLike] | Sequence[ArrayLike]
 
 
 @result
-class TrialsEstimate(Result):
+class TrialsEstimate(IntervalEstimate):
     """An estimate from several trials (runs) of one benchmark.
 
     Attributes
@@ -91,12 +98,6 @@ class TrialsEstimate(Result):
     warnings : tuple of Finding
     """
 
-    estimator: str
-    estimate: float
-    ci_low: float
-    ci_high: float
-    confidence_level: float
-    method: str
     n_trials: int
     n_samples: int
     between_sd: float
@@ -167,6 +168,7 @@ def estimate_trials(
     column: str = "time_ns",
     trim: float = 0.05,
     threshold: float = 0.1,
+    unit: str | None = "ns",
 ) -> TrialsEstimate:
     """Estimate from several trials with a two-level bootstrap CI (Kalibera & Jones).
 
@@ -186,6 +188,9 @@ def estimate_trials(
         Column of per-evaluation times when ``trials`` is a DataFrame.
     trim, threshold :
         Passed to :func:`tsanalyze.estimate` for the per-trial estimates.
+    unit : str or None, default "ns"
+        Unit of the times (the run format's ns; a name :func:`tsanalyze._units.parse_unit`
+        reads), for the times the findings quote; None quotes them as bare numbers.
 
     Returns
     -------
@@ -236,7 +241,10 @@ def estimate_trials(
     gen, seed = check_rng(rng)
     names = list(data)
     per = [
-        estimate(data[k], estimator, confidence_level=cl, rng=gen, trim=trim, threshold=threshold)
+        estimate(
+            data[k], estimator, confidence_level=cl, rng=gen, trim=trim, threshold=threshold,
+            unit=unit,
+        )
         for k in names
     ]
     z = float(_st.norm.ppf(0.5 + cl / 2))
@@ -345,9 +353,9 @@ def estimate_trials(
             Finding(
                 "trials-disagree",
                 f"the {t} trials disagree beyond their own intervals (Cochran's Q = {q:.1f}, "
-                f"p = {qp:.2g}): between-trial sd {between_sd:.4g} vs within-trial se "
-                f"{within_se:.4g}; one run's interval understates the uncertainty, the "
-                "two-level interval does not",
+                f"p = {qp:.2g}): between-trial sd {quote_time(between_sd, unit)} vs "
+                f"within-trial se {quote_time(within_se, unit)}; one run's interval "
+                "understates the uncertainty, the two-level interval does not",
                 "warning",
             )
         )

@@ -34,6 +34,7 @@ import numpy as np
 from tsanalyze._lru import LRU
 from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import ArrayLike, Float64Array
+from tsanalyze._units import format_times, parse_unit
 from tsanalyze._validation import as_series_array, check_confidence_level
 from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.autocorrelation import (
@@ -60,6 +61,7 @@ __all__ = [
     "DependenceKind",
     "assess_dependence",
     "clear_memo",
+    "in_unit",
     "keep",
     "kept",
     "long_run_variance",
@@ -157,6 +159,9 @@ class Dependence(Result):
         Where ``hurst`` comes from: the long-memory test (1000 samples or more), or,
         below, the aggregated-variance curve, allowed for because long memory cannot be
         ruled out.
+    regimes : Regimes or None
+        The regime-switching check (:func:`~tsanalyze.stats.regimes.regimes`), whose levels
+        the ``regime-switching`` finding quotes; None when dependence was not measured.
     """
 
     n: int
@@ -179,6 +184,7 @@ class Dependence(Result):
     modes: int = 1
     mean_sojourn: float = math.nan
     hurst_source: str = "none"
+    regimes: Regimes | None = None
 
     @property
     def serious(self) -> bool:
@@ -315,7 +321,9 @@ def _trivial(n: int, a: Float64Array, found: list[Finding], r1: float) -> Depend
     )
 
 
-def _assess_iv(threshold: float, min_effective_n: float) -> None:
+def _assess_iv(threshold: float, min_effective_n: float, unit: str | None) -> None:
+    if unit is not None:
+        parse_unit(unit)  # raises, naming the unknown unit
     if not (isinstance(threshold, (int, float)) and 0.0 <= threshold < 1.0):
         raise InvalidArgumentError(f"threshold: must be in [0, 1), got {threshold!r}")
     if not (isinstance(min_effective_n, (int, float)) and min_effective_n >= 2):
@@ -330,6 +338,7 @@ def assess_dependence(
     threshold: float = 0.1,
     min_blocks: int = 10,
     min_effective_n: float = MIN_EFFECTIVE_N,
+    unit: str | None = None,
 ) -> Dependence:
     """Judge how a series depends on its past and size blocks for honest intervals.
 
@@ -344,6 +353,10 @@ def assess_dependence(
     min_effective_n : float, default 20
         Fewest effective samples (n / long-run variance factor) for an honest interval of
         a short-range dependent series.
+    unit : str, optional
+        Unit of ``x`` (a name :func:`tsanalyze._units.parse_unit` reads, e.g. ``"ns"``),
+        for the levels the findings quote (``0.8724 and 1.236 µs``); None (default)
+        quotes them as bare numbers in the units of ``x``.
 
     Returns
     -------
@@ -399,14 +412,27 @@ def assess_dependence(
     >>> assess_dependence(np.random.default_rng(1).normal(size=2000)).kind
     'independent'
     """
-    _assess_iv(threshold, min_effective_n)
+    _assess_iv(threshold, min_effective_n, unit)
     a = as_series_array(x, "x", min_size=1)
     key = _key(a, threshold, min_blocks, min_effective_n)
     dep = _MEMO.get(key)
     if dep is None:
         dep = _assess(a, threshold, min_blocks, min_effective_n)
         keep([(key, dep)])
-    return dep
+    return in_unit(dep, unit)
+
+
+def in_unit(dep: Dependence, unit: str | None) -> Dependence:
+    """``dep`` with the levels its findings quote given in ``unit``, the unit of the
+    assessed series (the kept assessments quote bare numbers: the memo does not depend on
+    the unit); ``dep`` itself when there is nothing to say in a unit."""
+    reg = dep.regimes
+    if unit is None or reg is None or not reg.switching:
+        return dep
+    findings = tuple(
+        _regime_finding(reg, unit) if f.code == "regime-switching" else f for f in dep.findings
+    )
+    return dataclasses.replace(dep, findings=findings)
 
 
 def _key(a: Float64Array, threshold: float, min_blocks: int, min_effective_n: float) -> MemoKey:
@@ -551,6 +577,7 @@ def _assess(
         modes=reg.n_modes,
         mean_sojourn=reg.mean_sojourn,
         hurst_source=("variance-time" if plausible else "whittle") if lrd else "none",
+        regimes=reg,
     )
     return dataclasses.replace(dep, findings=tuple(found + _findings(dep, reg)))
 
@@ -584,6 +611,19 @@ class _Curve:
         if self._power is None:
             self._power = aggregated_variance_fit(self.block_sizes, self.variances, self.n)
         return self._power
+
+
+def _regime_finding(reg: Regimes, unit: str | None) -> Finding:
+    """The ``regime-switching`` finding, its levels quoted in ``unit`` (bare when None)."""
+    return Finding(
+        "regime-switching",
+        f"the series switches between {reg.n_modes} levels ({format_times(reg.locations, unit)}) "
+        f"and stays on one side for {reg.mean_sojourn:.0f} samples on average ({reg.n_runs} "
+        f"stretches in {reg.n} samples; ~{reg.expected_runs:.0f} if the samples were "
+        "independent): one location number hides the modes, and the interval needs many "
+        "switches to be honest",
+        "serious",
+    )
 
 
 def _findings(dep: Dependence, reg: Regimes) -> list[Finding]:
@@ -620,18 +660,7 @@ def _findings(dep: Dependence, reg: Regimes) -> list[Finding]:
             )
         )
     if reg.switching:
-        locs = ", ".join(f"{v:.4g}" for v in reg.locations)
-        out.append(
-            Finding(
-                "regime-switching",
-                f"the series switches between {reg.n_modes} levels ({locs}) and stays on one "
-                f"side for {reg.mean_sojourn:.0f} samples on average ({reg.n_runs} stretches "
-                f"in {n} samples; ~{reg.expected_runs:.0f} if the samples were independent): "
-                "one location number hides the modes, and the interval needs many switches "
-                "to be honest",
-                "serious",
-            )
-        )
+        out.append(_regime_finding(reg, None))
     if not dep.supports_interval and not (lrd and dep.hurst_source == "whittle"):
         if lrd:
             why = (

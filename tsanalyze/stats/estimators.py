@@ -33,6 +33,7 @@ from scipy.special import chdtrc
 
 from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import ArrayLike, Float64Array, RNGType
+from tsanalyze._units import parse_unit
 from tsanalyze._validation import (
     as_series_array,
     check_confidence_level,
@@ -50,7 +51,7 @@ from tsanalyze.stats.autocorrelation import (
     residual_inflation,
 )
 from tsanalyze.stats.bootstrap import bootstrap_ci, optimal_block_length
-from tsanalyze.stats.dependence import MIN_N, Dependence, assess_dependence
+from tsanalyze.stats.dependence import MIN_N, Dependence, assess_dependence, in_unit
 from tsanalyze.stats.dependent_intervals import long_range_ci
 from tsanalyze.stats.floor import floor_interval
 from tsanalyze.stats.mean_ci import (
@@ -68,6 +69,7 @@ __all__ = [
     "ActionStatistics",
     "Estimate",
     "EstimatorName",
+    "IntervalEstimate",
     "LocationEstimatorName",
     "MethodName",
     "action_statistics",
@@ -187,7 +189,35 @@ MAX_RESAMPLE_SIZE = 20_000
 
 
 @result
-class Estimate(Result):
+class IntervalEstimate(Result):
+    """What every estimate of a location carries: which estimator, its value, the
+    confidence interval and how the interval was made.
+
+    The fields come first, in this order, in :class:`Estimate` (one series) and
+    :class:`~tsanalyze.analysis.trials.TrialsEstimate` (several trials), which add what
+    their own method knows.
+
+    Attributes
+    ----------
+    estimator : str
+        Key of :data:`ESTIMATORS`.
+    estimate, ci_low, ci_high : float
+        The point estimate and its confidence interval.
+    confidence_level : float
+    method : str
+        How the interval was made.
+    """
+
+    estimator: str
+    estimate: float
+    ci_low: float
+    ci_high: float
+    confidence_level: float
+    method: str
+
+
+@result
+class Estimate(IntervalEstimate):
     """A point estimate with its confidence interval.
 
     Attributes
@@ -220,12 +250,6 @@ class Estimate(Result):
         interval of the median, mean and trimmed mean is ``tick / 2`` wider on each side.
     """
 
-    estimator: str
-    estimate: float
-    ci_low: float
-    ci_high: float
-    confidence_level: float
-    method: str
     n: int
     lag1: float
     subsession_size: int | None
@@ -266,6 +290,7 @@ def _estimate_iv(
     trim: float,
     threshold: float,
     n_resamples: int | None,
+    unit: str | None,
 ) -> tuple[Float64Array, float]:
     a = as_series_array(x, "x", min_size=1, positive=True)
     if estimator not in ESTIMATORS:
@@ -286,6 +311,8 @@ def _estimate_iv(
         raise InvalidArgumentError(f"threshold: must be in [0, 1), got {threshold!r}")
     if n_resamples is not None:
         check_positive_int(n_resamples, "n_resamples", minimum=10)
+    if unit is not None:
+        parse_unit(unit)  # raises, naming the unknown unit
     return a, cl
 
 
@@ -302,6 +329,7 @@ def estimate(
     block_length: float | None = None,
     tick: TickArg = "auto",
     dependence: Dependence | None = None,
+    unit: str | None = None,
 ) -> Estimate:
     """Point estimate and an honest confidence interval for one series.
 
@@ -335,6 +363,10 @@ def estimate(
         The series' dependence assessment, when the caller already has it (default:
         :func:`~tsanalyze.stats.dependence.assess_dependence` of ``x`` with
         ``threshold``).
+    unit : str, optional
+        Unit of ``x`` (a name :func:`tsanalyze._units.parse_unit` reads, e.g. ``"ns"``),
+        for the times the findings quote (levels, grid steps); None (default) quotes them
+        as bare numbers in the units of ``x``.
 
     Returns
     -------
@@ -441,7 +473,9 @@ def estimate(
     >>> e.method, e.ci_low < e.estimate < e.ci_high
     ('order-statistic', True)
     """
-    a, cl = _estimate_iv(x, estimator, confidence_level, method, trim, threshold, n_resamples)
+    a, cl = _estimate_iv(
+        x, estimator, confidence_level, method, trim, threshold, n_resamples, unit
+    )
     n = a.size
     tk = resolve_tick(a, tick)  # issue 23: the timer's grid, if any
     func = ESTIMATORS[estimator]
@@ -454,7 +488,7 @@ def estimate(
         # issue 23: never narrower than the timer's tick allows (stats/ticks.py)
         if tk.tick > 0 and estimator in _TICK_WIDENED and math.isfinite(lo + hi):
             if tk.tick >= 0.25 * (hi - lo):  # said when it adds a quarter or more to the width
-                found.append(tick_finding(tk))
+                found.append(tick_finding(tk, unit=unit))
             lo, hi = widen_for_tick(lo, hi, tk.tick)
         fields: dict[str, Any] = {
             "estimator": estimator,
@@ -486,7 +520,10 @@ def estimate(
         )
         return result(math.nan, math.nan, "none")
 
-    dep = assess_dependence(a, threshold=threshold) if dependence is None else dependence
+    if dependence is None:
+        dep = assess_dependence(a, threshold=threshold, unit=unit)
+    else:
+        dep = in_unit(dependence, unit)
     if dep.n != n:
         raise InvalidArgumentError(f"dependence: is the assessment of {dep.n} samples, x has {n}")
     r1 = dep.lag1
@@ -496,7 +533,7 @@ def estimate(
     if estimator == "min" and method in ("auto", "floor-endpoint"):
         # issue 23: the minimum stands for the floor; its interval comes from the lower
         # tail (stats/floor.py), from minima of blocks when the samples are dependent
-        f = floor_interval(a, confidence_level=cl, tick=tk.tick, block=m if m else 1)
+        f = floor_interval(a, confidence_level=cl, tick=tk.tick, block=m if m else 1, unit=unit)
         found.extend(f.warnings)
         # times are > 0 (checked above): the floor of a time is never below zero
         return result(max(f.ci_low, 0.0), f.ci_high, f.method, effective_sample_size=float(f.n))

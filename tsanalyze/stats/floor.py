@@ -39,6 +39,7 @@ import numpy as np
 
 from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import ArrayLike, Float64Array
+from tsanalyze._units import parse_unit, quote_time
 from tsanalyze._validation import as_series_array, check_confidence_level
 from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.ticks import TickArg, resolve_tick
@@ -204,6 +205,7 @@ def floor_interval(
     tick: TickArg = None,
     k: int | None = None,
     block: int = 1,
+    unit: str | None = None,
 ) -> FloorInterval:
     """One-sided interval for the floor of the run time (the lower endpoint).
 
@@ -221,6 +223,9 @@ def floor_interval(
     block : int, default 1
         Use the minima of consecutive blocks of this many samples (dependent samples:
         the fastest samples then come from different blocks).
+    unit : str, optional
+        Unit of ``x`` (a name :func:`tsanalyze._units.parse_unit` reads), for the tick and
+        the gap the findings quote; None (default) quotes them as bare numbers.
 
     Returns
     -------
@@ -280,6 +285,8 @@ def floor_interval(
         raise InvalidArgumentError(f"block: must be an integer >= 1, got {block!r}")
     if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 3):
         raise InvalidArgumentError(f"k: must be an integer >= 3, got {k!r}")
+    if unit is not None:
+        parse_unit(unit)  # raises, naming the unknown unit
     t = resolve_tick(a, tick)
     half = 0.5 * t.tick
     if block > 1:
@@ -335,9 +342,10 @@ def floor_interval(
         found.append(
             Finding(
                 "floor-hit",
-                f"the minimum {what} on a grid of {t.tick:.4g}: the floor's cell is hit; its "
-                f"interval is that value ± one tick, extended {gap:.3g} below for a floor "
-                "just under the cell that no sample reached",
+                f"the minimum {what} on a grid of {quote_time(t.tick, unit)}: the floor's cell "
+                f"is hit; its interval is that value ± one tick, extended "
+                f"{quote_time(gap, unit, digits=3)} below for a floor just under the cell that "
+                "no sample reached",
                 "info",
             )
         )
@@ -401,12 +409,14 @@ def floor_ratio_ci(
     tick_y: TickArg = None,
     block_x: int = 1,
     block_y: int = 1,
+    unit: str | None = None,
 ) -> tuple[float, float, list[Finding]]:
     """Interval of the ratio of floors ``theta_y / theta_x`` (candidate / baseline).
 
     Each floor gets a one-sided interval at level ``1 - (1 - confidence_level) / 2``
     (:func:`floor_interval`; Bonferroni, so both hold together with probability at least
     ``confidence_level``), and the ratio lies in ``[low_y / high_x, high_y / low_x]``.
+    ``unit`` is the unit of ``x`` and ``y``, for the findings (see :func:`floor_interval`).
 
     Returns
     -------
@@ -414,8 +424,8 @@ def floor_ratio_ci(
         ``high`` is inf when the baseline's lower bound is not positive.
     """
     level = 1.0 - (1.0 - check_confidence_level(confidence_level)) / 2.0
-    fx = floor_interval(x, confidence_level=level, tick=tick_x, block=block_x)
-    fy = floor_interval(y, confidence_level=level, tick=tick_y, block=block_y)
+    fx = floor_interval(x, confidence_level=level, tick=tick_x, block=block_x, unit=unit)
+    fy = floor_interval(y, confidence_level=level, tick=tick_y, block=block_y, unit=unit)
     findings = list(fx.warnings) + list(fy.warnings)
     if not (fx.ci_high > 0 and math.isfinite(fx.ci_low + fy.ci_low)):
         return math.nan, math.nan, findings

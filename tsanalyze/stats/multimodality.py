@@ -18,6 +18,7 @@ from scipy.signal import fftconvolve
 
 from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import ArrayLike, Float64Array, Int64Array
+from tsanalyze._units import format_times, parse_unit
 from tsanalyze._validation import as_series_array, check_positive_int
 from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats._memo import ContentMemo
@@ -111,6 +112,7 @@ def multimodality(
     bandwidth: float | None = None,
     grid: int = 2048,
     z: float = 3.0,
+    unit: str | None = None,
 ) -> Modes:
     """Does the series have several modes? Find them, with their masses.
 
@@ -128,6 +130,10 @@ def multimodality(
     z : float, default 3.0
         How many standard errors of the density a valley must lie below the lower of
         its two peaks for the peaks to count as separate modes.
+    unit : str, optional
+        Unit of ``x`` (a name :func:`tsanalyze._units.parse_unit` reads), for the mode
+        locations the finding quotes (``0.8724 and 1.236 µs``); None (default) quotes them
+        as bare numbers.
 
     Returns
     -------
@@ -156,7 +162,9 @@ def multimodality(
     Statistics 13(1), doi:10.1214/aos/1176346577.
     """
     a = as_series_array(x, "x", min_size=1)
-    return modes_of_sorted(a, np.sort(a), min_mass=min_mass, bandwidth=bandwidth, grid=grid, z=z)
+    return modes_of_sorted(
+        a, np.sort(a), min_mass=min_mass, bandwidth=bandwidth, grid=grid, z=z, unit=unit
+    )
 
 
 def modes_of_sorted(
@@ -167,6 +175,7 @@ def modes_of_sorted(
     bandwidth: float | None = None,
     grid: int = 2048,
     z: float = 3.0,
+    unit: str | None = None,
 ) -> Modes:
     """:func:`multimodality` of checked samples ``a`` whose sorted copy the caller holds.
 
@@ -182,6 +191,8 @@ def modes_of_sorted(
         raise InvalidArgumentError(f"z: must be > 0, got {z!r}")
     if bandwidth is not None and not (math.isfinite(bandwidth) and bandwidth > 0):
         raise InvalidArgumentError(f"bandwidth: must be a positive number, got {bandwidth!r}")
+    if unit is not None:
+        parse_unit(unit)  # raises, naming the unknown unit
     n = a.size
     found: list[Finding] = []
     med = float(np.median(sorted_a))
@@ -224,12 +235,13 @@ def modes_of_sorted(
     anti = pts[valleys]
     multimodal = len(peaks) > 1
     if multimodal:
-        desc = ", ".join(f"{loc:.4g} ({m:.0%})" for loc, m in zip(locs, masses, strict=True))
+        shares = "/".join(f"{m:.0%}" for m in masses)
         found.append(
             Finding(
                 "multimodal",
-                f"the samples form {len(peaks)} clusters: {desc}; a single location "
-                "estimate (and its CI) describes a mixture",
+                f"the samples form {len(peaks)} clusters, at {format_times(locs, unit)} "
+                f"(masses {shares}); a single location estimate (and its CI) describes a "
+                "mixture",
                 "warning",
             )
         )

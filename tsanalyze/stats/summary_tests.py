@@ -13,6 +13,7 @@ from typing import Literal
 from scipy import integrate, optimize, stats
 
 from tsanalyze._result import Finding, Result, result
+from tsanalyze._units import parse_unit, quote_time
 from tsanalyze._validation import check_confidence_level
 from tsanalyze.errors import InvalidArgumentError
 
@@ -338,6 +339,7 @@ def ci_consistency(
     *,
     confidence_level: float = 0.95,
     rtol: float = 0.25,
+    unit: str | None = None,
 ) -> CIConsistency:
     """Check a claimed CI against the t-interval that ``sd`` and ``n`` imply.
 
@@ -356,6 +358,9 @@ def ci_consistency(
     rtol : float, default 0.25
         Tolerated relative disagreement of the widths (other CI methods -- bootstrap,
         order statistics of the median -- differ from the t-interval by that much).
+    unit : str, optional
+        Time unit of the numbers (a name :func:`tsanalyze._units.parse_unit` reads), for
+        the widths and bounds the findings quote; None (default) quotes them bare.
 
     Returns
     -------
@@ -384,6 +389,8 @@ def ci_consistency(
         raise InvalidArgumentError(f"ci_high: must be >= ci_low ({lo!r}), got {ci_high!r}")
     cl = check_confidence_level(confidence_level)
     tol = _num(rtol, "rtol", low=0.0)
+    if unit is not None:
+        parse_unit(unit)  # raises, naming the unknown unit
     q = float(stats.t.ppf(0.5 + cl / 2.0, k - 1))
     expected = q * s / math.sqrt(k)
     claimed = (hi - lo) / 2.0
@@ -394,8 +401,9 @@ def ci_consistency(
         warnings.append(
             Finding(
                 "ci-too-narrow",
-                f"claimed {100 * cl:g}% CI half-width {claimed:.4g} is {ratio:.2f} x the "
-                f"{expected:.4g} that sd {s:.4g} and n {k} imply",
+                f"claimed {100 * cl:g}% CI half-width {quote_time(claimed, unit)} is "
+                f"{ratio:.2f} x the {quote_time(expected, unit)} that sd "
+                f"{quote_time(s, unit)} and n {k} imply",
                 "serious" if ratio < 0.5 else "warning",
             )
         )
@@ -403,8 +411,9 @@ def ci_consistency(
         warnings.append(
             Finding(
                 "ci-too-wide",
-                f"claimed {100 * cl:g}% CI half-width {claimed:.4g} is {ratio:.2f} x the "
-                f"{expected:.4g} that sd and n imply (conservative, or another method)",
+                f"claimed {100 * cl:g}% CI half-width {quote_time(claimed, unit)} is "
+                f"{ratio:.2f} x the {quote_time(expected, unit)} that sd and n imply "
+                "(conservative, or another method)",
                 "info",
             )
         )
@@ -412,7 +421,8 @@ def ci_consistency(
         warnings.append(
             Finding(
                 "ci-excludes-location",
-                f"claimed CI [{lo:.4g}, {hi:.4g}] does not contain the location {loc:.4g}",
+                f"claimed CI [{quote_time(lo, unit)}, {quote_time(hi, unit)}] does not "
+                f"contain the location {quote_time(loc, unit)}",
                 "serious",
             )
         )

@@ -23,6 +23,7 @@ import numpy as np
 
 from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import ArrayLike
+from tsanalyze._units import quote_time
 from tsanalyze._validation import as_series_array
 from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.timer import detect_tick
@@ -202,8 +203,9 @@ def widen_ratio_for_ticks(
     return lo * max(down, 0.0), hi * up
 
 
-def tick_finding(t: Tick, what: str = "interval") -> Finding:
-    """Info finding saying that (and by how much) an interval was widened for the tick."""
+def tick_finding(t: Tick, what: str = "interval", unit: str | None = None) -> Finding:
+    """Info finding saying that (and by how much) an interval was widened for the tick,
+    the tick quoted in ``unit``, the unit of the values (a bare number when None)."""
     where = {
         "metadata": "the timer's resolution per evaluation",
         "detected": "the grid the values sit on",
@@ -212,7 +214,8 @@ def tick_finding(t: Tick, what: str = "interval") -> Finding:
     share = f", {t.share:.2%} of the median" if math.isfinite(t.share) else ""
     return Finding(
         "tick-widened",
-        f"times are recorded on a grid of {t.tick:.4g} ({where}{share}): the {what} is "
-        "widened by half a step on each side, as much as rounding to the grid can hide",
+        f"times are recorded on a grid of {quote_time(t.tick, unit)} ({where}{share}): the "
+        f"{what} is widened by half a step on each side, as much as rounding to the grid can "
+        "hide",
         "info",
     )

@@ -15,7 +15,7 @@ import numpy as np
 
 from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import ArrayLike, Float64Array
-from tsanalyze._units import format_time
+from tsanalyze._units import format_time, parse_unit, quote_time
 from tsanalyze._validation import as_series_array
 from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.timer_limits import ACCURACY_SHARE_LIMIT, OVERHEAD_SHARE_LIMIT, PRECISION_FACTOR
@@ -118,6 +118,7 @@ def quantisation(
     max_distinct: int = 10,
     tick_share_limit: float = 0.01,
     rtol: float = 1e-6,
+    unit: str | None = None,
 ) -> Quantisation:
     """Detect quantised timings: few distinct values, or values on a coarse tick grid.
 
@@ -133,6 +134,9 @@ def quantisation(
         round numbers always sits on some grid).
     rtol : float
         Grid tolerance, see :func:`detect_tick`.
+    unit : str, optional
+        Unit of ``x`` (a name :func:`tsanalyze._units.parse_unit` reads), for the grid
+        step the finding quotes; None (default) quotes it as a bare number.
 
     Returns
     -------
@@ -166,6 +170,8 @@ def quantisation(
         raise InvalidArgumentError(f"max_distinct: must be an integer >= 1, got {max_distinct!r}")
     if not (math.isfinite(tick_share_limit) and tick_share_limit > 0):
         raise InvalidArgumentError(f"tick_share_limit: must be > 0, got {tick_share_limit!r}")
+    if unit is not None:
+        parse_unit(unit)  # raises, naming the unknown unit
     n = int(arr.size)
     n_distinct = int(np.unique(arr).size)
     tick = detect_tick(arr, rtol=rtol)
@@ -189,11 +195,12 @@ def quantisation(
                 "warning",
             )
         )
-    if n >= 20 and tick_share is not None and tick_share > tick_share_limit:
+    if n >= 20 and tick is not None and tick_share is not None and tick_share > tick_share_limit:
         warnings.append(
             Finding(
                 "coarse-tick",
-                f"values sit on a grid of step {tick:.4g}, {100 * tick_share:.3g}% of the "
+                f"values sit on a grid of step {quote_time(tick, unit)}, "
+                f"{100 * tick_share:.3g}% of the "
                 "median: each time is uncertain by that much",
                 "warning",
             )
@@ -390,7 +397,7 @@ def timer_check(
                 Finding(
                     "near-precision",
                     f"{n_prec} of {n} samples are shorter than 1000 x the timer precision "
-                    f"({prec:.4g} ns): lengthen samples (more evaluations)",
+                    f"({format_time(prec, trim=True)}): lengthen samples (more evaluations)",
                     "warning",
                 )
             )
@@ -403,7 +410,7 @@ def timer_check(
                 Finding(
                     "near-accuracy",
                     f"{n_acc} of {n} samples are shorter than 100 x the timer accuracy "
-                    f"({acc:.4g} ns): the clock's error exceeds 1% of them",
+                    f"({format_time(acc, trim=True)}): the clock's error exceeds 1% of them",
                     "warning",
                 )
             )
@@ -417,11 +424,12 @@ def timer_check(
                 Finding(
                     "timer-dominated",
                     f"{n_dom} of {n} samples are timer-dominated: clock overhead plus "
-                    f"accuracy ({clock:.4g} ns) is at least half of the measured time",
+                    f"accuracy ({format_time(clock, trim=True)}) is at least half of the "
+                    "measured time",
                     "serious" if n_dom > 0.1 * n else "warning",
                 )
             )
-    q = quantisation(arr)
+    q = quantisation(arr, unit="ns")
     warnings.extend(q.warnings)
     return TimerCheck(
         n=n,

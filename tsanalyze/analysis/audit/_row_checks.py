@@ -281,8 +281,9 @@ def _mde_and_ci(r: AuditRow, alpha: float, power: float, add: Callable[..., None
         and r.n >= 2
     ):
         cc = ci_consistency(
-            r.location.value, r.sd, r.n, r.ci[0], r.ci[1], confidence_level=r.ci_level
-        )
+            r.location.value, r.sd, r.n, r.ci[0], r.ci[1], confidence_level=r.ci_level,
+            unit="ns" if r.quantity == "time" else None,
+        )  # fmt: skip
         ws = list(cc.warnings)
         if r.sd_source == "range-bound":
             # the sd is only an upper bound: a narrower CI is not evidence of a problem

@@ -63,7 +63,10 @@ def side_intervals(
     findings: list[Finding] = []
     ests, halves = [], []
     for v, dep, side in zip((x, y), deps, label, strict=True):
-        e = estimate(v, estimator, confidence_level=level, rng=gen, tick=None, dependence=dep)  # type: ignore[arg-type]
+        e = estimate(
+            v, estimator, confidence_level=level, rng=gen, tick=None, dependence=dep,  # type: ignore[arg-type]
+            unit="ns",  # the sides' times (ns), for the levels their findings quote
+        )  # fmt: skip
         findings += [
             Finding(f.code, f"{side}: {f.message}", f.severity) for f in e.warnings
         ]

@@ -141,7 +141,7 @@ def _combined_ci(
     ses, ests, findings = [], [], []
     for v in (x, y):
         # tick=None: the ratio's interval is widened for the tick once, in .edges
-        e = estimate(v, estimator, confidence_level=level, rng=gen, tick=None)  # type: ignore[arg-type]
+        e = estimate(v, estimator, confidence_level=level, rng=gen, tick=None, unit="ns")  # type: ignore[arg-type]
         findings += list(e.warnings)
         ests.append(e.estimate)
         ok = e.ci_low > 0 and e.ci_high > 0 and math.isfinite(e.ci_low + e.ci_high)

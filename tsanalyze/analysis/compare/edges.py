@@ -24,6 +24,7 @@ import pandas as pd
 from scipy import special
 
 from tsanalyze._result import Finding
+from tsanalyze._units import format_time
 from tsanalyze.analysis.compare.designs import Outcome
 from tsanalyze.analysis.compare.sides import Side, run_codes
 from tsanalyze.stats._memo import ContentMemo
@@ -74,7 +75,11 @@ _TICKS: ContentMemo[float] = ContentMemo()
 
 def _tick_finding(ta: float, tb: float, est_a: float, est_b: float, threshold: float) -> Finding:
     share = 0.5 * ta / est_a + 0.5 * tb / est_b if est_a > 0 and est_b > 0 else math.nan
-    grid = f"{ta:.4g}" if ta == tb else f"{ta:.4g} (a) and {tb:.4g} (b)"
+    grid = (
+        format_time(ta, trim=True)
+        if ta == tb
+        else f"{format_time(ta, trim=True)} (a) and {format_time(tb, trim=True)} (b)"
+    )
     msg = (
         f"times are recorded on a grid of {grid}: the interval of the ratio is widened by "
         f"{share:.2%} on each side for the rounding of both sides"
@@ -132,7 +137,7 @@ def at_the_edges(
     if estimator == "min" and kind != "run-level" and x is not None and y is not None:
         lo, hi, ff = floor_ratio_ci(
             x, y, confidence_level=confidence_level, tick_x=tick_a, tick_y=tick_b,
-            block_x=out.block_size_a, block_y=out.block_size_b,
+            block_x=out.block_size_a, block_y=out.block_size_b, unit="ns",
         )  # fmt: skip
         found += ff
         ci_method = "floor"

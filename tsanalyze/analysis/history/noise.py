@@ -31,7 +31,7 @@ from tsanalyze._typing import Float64Array
 
 __all__ = [
     "NoiseModel", "fit_noise", "fit_noise_whittle", "segment_mean_variance", "simulate_noise",
-    "whittle_loglik",
+    "whittle_loglik", "whittle_logliks",
 ]  # fmt: skip
 
 _MAD_TO_SD = 1.482602218505602
@@ -229,6 +229,31 @@ def whittle_loglik(x: Float64Array) -> float:
     a series with and without a suspected step (Whittle 1953)."""
     grid = _whittle_grid(x)
     return -math.inf if grid is None else float(np.max(grid[0]))
+
+
+def whittle_logliks(rows: Float64Array, chunk: int = 16) -> Float64Array:
+    """:func:`whittle_loglik` of each row of ``rows`` (shape (m, n)), the grid's
+    frequency terms computed once for all rows."""
+    n = rows.shape[-1]
+    out = np.full(rows.shape[0], -math.inf)
+    if n < 8:
+        return out
+    m = (n - 1) // 2
+    omega = 2.0 * math.pi * np.arange(1, m + 1) / n
+    phi = _WHITTLE_PHI[:, None]
+    shape = (1.0 - phi**2) / np.abs(1.0 - phi * np.exp(1j * omega)[None, :]) ** 2
+    g = _WHITTLE_Q[None, :, None] * shape[:, None, :] + 1.0  # (P, Q, m)
+    inv_g = 1.0 / g
+    log_g = np.sum(np.log(g), axis=-1)
+    spec = np.fft.rfft(rows - np.mean(rows, axis=-1, keepdims=True), axis=-1)[:, 1 : m + 1]
+    per = np.abs(spec) ** 2 / n
+    for a in range(0, rows.shape[0], chunk):
+        c = np.einsum("bm,pqm->bpq", per[a : a + chunk], inv_g) / m
+        with np.errstate(divide="ignore"):
+            ll = -log_g[None] - m * np.log(c) - m
+        ok = np.all(c > 0, axis=(1, 2))
+        out[a : a + chunk] = np.where(ok, np.max(ll, axis=(1, 2)), -math.inf)
+    return out
 
 
 def simulate_noise(model: NoiseModel, n_sims: int, rng: np.random.Generator) -> Float64Array:

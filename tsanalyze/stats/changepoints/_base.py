@@ -11,6 +11,7 @@ import pandas as pd
 
 from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import Float64Array
+from tsanalyze._units import format_times
 
 __all__ = ["ChangePoints", "Drift", "ModeSwitching", "segment_table"]
 
@@ -104,6 +105,17 @@ class ModeSwitching(Result):
     def start(self) -> int:
         """First sample of the first visit to a mode."""
         return self.runs[0][0] if self.runs else 0
+
+    def finding(self, unit: str | None = None) -> Finding:
+        """The ``mode-switching`` warning, its levels quoted in ``unit``, the unit of the
+        series (a name :func:`tsanalyze._units.parse_unit` reads; bare numbers when None)."""
+        return Finding(
+            "mode-switching",
+            f"the series alternates between {format_times(self.levels, unit)} (mean visits "
+            + " and ".join(f"{s:.0f}" for s in self.mean_sojourn)
+            + f" samples; {sum(self.visits)} visits): modes, not shifts",
+            "warning",
+        )
 
 
 @result

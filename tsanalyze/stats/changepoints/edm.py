@@ -323,18 +323,7 @@ def edm(
         meds = [float(np.median(y[a:b])) for a, b in itertools.pairwise(bounds)]
         near = [min(abs(v - lv) for lv in modes.levels) <= 0.25 * gap for v in meds]
         inner = [t for j, t in enumerate(inner) if not (near[j] and near[j + 1])]
-        warnings.append(
-            Finding(
-                "mode-switching",
-                "the series alternates between "
-                + " and ".join(f"{v:.6g}" for v in modes.levels)
-                + " (mean visits "
-                + " and ".join(f"{s:.0f}" for s in modes.mean_sojourn)
-                + " samples; "
-                + f"{sum(modes.visits)} visits): modes, not shifts",
-                "warning",
-            )
-        )
+        warnings.append(modes.finding())
     if max_changes is not None and len(inner) > max_changes:  # keep the strongest
         strongest = sorted(inner, key=lambda t: (found[t][1], -found[t][0]))[: int(max_changes)]
         inner = sorted(strongest)
