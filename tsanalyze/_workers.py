@@ -28,7 +28,6 @@ __all__ = [
     "start_early",
     "start_early_for",
     "worker_init",
-    "worth_workers",
 ]
 
 #: modules the worker server imports once, so that no worker pays for them; the last
@@ -110,15 +109,6 @@ def start_early_for(paths: Iterable[str | os.PathLike[str]], jobs: int | None) -
     files (directories: their ``*.parquet`` files) hold at least ``EARLY_BYTES``."""
     if jobs == 1 or (jobs is None and (os.cpu_count() or 1) < 2):
         return False
-    if not worth_workers(paths):
-        return False
-    start_early()
-    return True
-
-
-def worth_workers(paths: Iterable[str | os.PathLike[str]]) -> bool:
-    """Do the files (directories: their ``*.parquet`` files) hold at least
-    ``EARLY_BYTES``? (False when a path cannot be read: the reader will say why.)"""
     total = 0
     try:
         for p in map(Path, paths):
@@ -130,4 +120,7 @@ def worth_workers(paths: Iterable[str | os.PathLike[str]]) -> bool:
                 break
     except OSError:  # the reader will say what is wrong with the path
         return False
-    return total >= EARLY_BYTES
+    if total < EARLY_BYTES:
+        return False
+    start_early()
+    return True

@@ -102,22 +102,13 @@ def report(
         from tsanalyze.analysis.runset.dask_engine import require_distributed
 
         require_distributed()
-    aside = None
-    if engine is opt.Engine.local and not figures and reference is None:
-        aside = _ReadAside.start(files, engine, jobs)
-    try:
-        if figures:
-            _import_figures_early()
-        from tsanalyze.analysis.runset import analyze
-        from tsanalyze.io.series_source import ParquetSeries
+    if figures:
+        _import_figures_early()
+    from tsanalyze.analysis.runset import analyze
+    from tsanalyze.io.series_source import ParquetSeries
 
-        rng = opt.seed_value(seed)
-        data = aside.result() if aside is not None else None
-        if data is None:
-            data = _planned_or_read(files, engine, reference, quiet)
-    finally:
-        if aside is not None:
-            aside.close()
+    rng = opt.seed_value(seed)
+    data = _planned_or_read(files, engine, reference, quiet)
     runs_meta = data.runs if isinstance(data, ParquetSeries) else data.attrs.get("runs", {})
     sides = argument_sides(files, runs_meta)
     with progress_bar("analysing series", quiet=quiet) as update:
@@ -130,107 +121,6 @@ def report(
     write_report(
         analysis, output=output, html=html, plots=plots, jobs=jobs, fail_on=fail_on, quiet=quiet
     )
-
-
-class _ReadAside:
-    """The run files read in a child process forked before this one imports the analysis
-    (issue 24): the ~1.5 s of imports and the reading (0.4 s for 100 small runs) overlap
-    on two cores instead of following each other on the critical path. The child sends
-    back the frame (pickled), or the error reading raised, or asks this process to read
-    itself (planned inputs, anything it could not send); warnings raised while reading
-    are raised again here, where their filters apply."""
-
-    def __init__(self, pid: int, fd: int) -> None:
-        self.pid, self.fd = pid, fd
-
-    @classmethod
-    def start(cls, files: Sequence[str], engine: opt.Engine, jobs: int | None) -> _ReadAside | None:
-        """Fork the reader, or None: one job asked for, one core, no ``fork``, another
-        thread running (a lock it holds would stay held in the child), or too little to
-        read (:data:`tsanalyze._workers.EARLY_BYTES`)."""
-        import os
-
-        from tsanalyze._workers import fork_ready, worth_workers
-
-        if jobs == 1 or (os.cpu_count() or 1) < 2 or not hasattr(os, "fork") or not fork_ready():
-            return None
-        if not worth_workers(files):
-            return None
-        r, w = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - the child (tests see what it sends back)
-            os.close(r)
-            cls._child(w, files, engine)
-        os.close(w)
-        return cls(pid, r)
-
-    @staticmethod
-    def _child(fd: int, files: Sequence[str], engine: opt.Engine) -> None:  # pragma: no cover
-        import os
-        import pickle
-        import warnings
-
-        code = 0
-        try:
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                try:
-                    data = _planned_or_read(files, engine, None, True)
-                    import pandas as pd
-
-                    msg: tuple[str, Any] = (
-                        ("data", data) if isinstance(data, pd.DataFrame) else ("again", None)
-                    )
-                except BaseException as exc:  # raised again by the parent
-                    msg = ("error", exc)
-            said = [(str(w.message), w.category, w.filename, w.lineno) for w in caught]
-            try:
-                blob = pickle.dumps((*msg, said), protocol=pickle.HIGHEST_PROTOCOL)
-            except Exception:
-                blob = pickle.dumps(("again", None, []))
-            with os.fdopen(fd, "wb") as out:
-                out.write(blob)
-        except BaseException:
-            code = 1
-        finally:
-            os._exit(code)
-
-    def result(self) -> Any:
-        """What the child read (None: read here instead); raises what reading raised."""
-        import os
-        import pickle
-        import warnings
-
-        with os.fdopen(self.fd, "rb") as src:
-            self.fd = -1
-            blob = src.read()
-        os.waitpid(self.pid, 0)
-        self.pid = 0
-        try:
-            kind, value, said = pickle.loads(blob)
-        except Exception:
-            return None
-        for message, category, filename, lineno in said:
-            warnings.warn_explicit(message, category, filename, lineno)
-        if kind == "error":
-            raise value
-        return value if kind == "data" else None
-
-    def close(self) -> None:
-        """Stop and reap the child if its result was not taken (an error came first)."""
-        import os
-        import signal
-
-        if self.fd >= 0:
-            os.close(self.fd)
-            self.fd = -1
-        if self.pid:
-            try:
-                os.kill(self.pid, signal.SIGKILL)
-                os.waitpid(self.pid, 0)
-            except OSError:
-                pass
-            self.pid = 0
 
 
 def _planned_or_read(files: Sequence[str], engine: opt.Engine, reference: str | None,
