@@ -287,9 +287,9 @@ def subsession_block_size(
         return BlockSize(1, None, (note,))
     m = subsession_size(a, threshold)
     if ranks and m is not None:
-        from scipy.stats import rankdata
+        from tsanalyze.stats._ranks import midranks  # scipy's rankdata, to the bit
 
-        m_ranks = subsession_size(rankdata(a), threshold)
+        m_ranks = subsession_size(midranks(a)[0], threshold)
         m = None if m_ranks is None else max(m, m_ranks)
     if m is None:
         if fallback_blocks is None:

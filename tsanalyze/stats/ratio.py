@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
 
 from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import ArrayLike, Float64Array, RNGType
@@ -23,6 +22,7 @@ from tsanalyze._validation import (
 )
 from tsanalyze.errors import InvalidArgumentError, NotEnoughData
 from tsanalyze.stats._memo import ContentMemo
+from tsanalyze.stats._ranks import midranks
 from tsanalyze.stats.autocorrelation import subsession_size
 from tsanalyze.stats.bootstrap import (
     apply_statistic,
@@ -141,7 +141,7 @@ def _block_length(series: Float64Array) -> float:
     # swamp the autocovariance) yet show in the ranks; take the longer block
     bl = max(
         float(optimal_block_length(series)),
-        float(optimal_block_length(stats.rankdata(series))),
+        float(optimal_block_length(midranks(series)[0])),
     )
     return 1.0 if not math.isfinite(bl) or bl < 1.5 else min(bl, series.size / 2)
 

@@ -29,6 +29,7 @@ from tsanalyze._typing import ArrayLike, Float64Array, Int64Array
 from tsanalyze._validation import as_series_array, check_confidence_level, check_positive_int
 from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats._numba import HAVE_NUMBA, jit
+from tsanalyze.stats._ranks import midranks
 from tsanalyze.stats.autocorrelation import (
     block_means,
     residual_inflation,
@@ -237,25 +238,6 @@ def _exact_rank_sum_distribution(counts: np.ndarray, n1: int) -> tuple[np.ndarra
     return np.arange(size), dist / math.comb(int(counts.sum()), n1)
 
 
-def _midranks(z: Float64Array) -> tuple[Float64Array, Int64Array]:
-    """Midranks of ``z`` (scipy ``rankdata(z)``, ties averaged) and the size of each tie
-    group in ascending order of value (``np.unique(z, return_counts=True)[1]``), from one
-    sort (issue 24)."""
-    n = z.size
-    order = np.argsort(z, kind="stable")
-    zs = z[order]
-    start = np.empty(n, dtype=bool)
-    start[:1] = True
-    np.not_equal(zs[1:], zs[:-1], out=start[1:])
-    bounds = np.append(np.flatnonzero(start), n)
-    counts = np.diff(bounds)
-    # a group occupying 1-based ranks first..last gets (first + last) / 2: exact in float
-    mid = (bounds[:-1] + 1 + bounds[1:]) / 2.0
-    ranks = np.empty(n, dtype=np.float64)
-    ranks[order] = np.repeat(mid, counts)
-    return ranks, counts
-
-
 def _asymptotic_pvalue(r1: float, n1: int, n2: int, counts: Int64Array) -> float:
     """Two-sided p-value of the normal approximation with tie and continuity corrections,
     computed as scipy's ``mannwhitneyu(method="asymptotic")`` computes it (the same
@@ -320,7 +302,7 @@ def mann_whitney(
             f"method: expected 'auto', 'exact' or 'asymptotic', got {method!r}"
         )
     n1, n2 = x.size, y.size
-    ranks, counts = _midranks(np.concatenate([x, y]))
+    ranks, counts = midranks(np.concatenate([x, y]))
     u1 = float(ranks[:n1].sum() - n1 * (n1 + 1) / 2)
     if counts.size == 1:
         f = Finding("no-variance", "all values are equal; the test is meaningless", "warning")
