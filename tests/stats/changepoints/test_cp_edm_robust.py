@@ -291,3 +291,16 @@ def test_modes_need_two_visits_each() -> None:
     excursion = 1000.0 * (1 + 0.05 * ((idx >= 200) & (idx < 400)) + 0.01 * rng.standard_normal(600))
     assert find_modes(one_step, t, 30) is None
     assert find_modes(excursion, t, 30) is None
+
+
+def test_the_critical_lines_are_numpys_interpolation_to_the_bit() -> None:
+    # reference: np.interp of each tabulated column (what the critical value used before
+    # issue 24 made it one vector operation); every eps, the table's own points included
+    from tsanalyze.stats.changepoints._selfnorm import _CHANGE_LINE, _EPS, _lines_at
+
+    gen = np.random.default_rng(2)
+    at_points = np.concatenate([_EPS, np.nextafter(_EPS, 1.0)[:-1], np.nextafter(_EPS, 0.0)[1:]])
+    for e in np.concatenate([gen.uniform(_EPS[0], _EPS[-1], 2000), at_points]):
+        ref = np.array([[np.interp(e, _EPS, v) for v in line.T] for line in _CHANGE_LINE])
+        a, b = _lines_at(float(e))
+        assert a.tobytes() == ref[:, 0].tobytes() and b.tobytes() == ref[:, 1].tobytes()
