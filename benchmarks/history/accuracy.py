@@ -109,6 +109,7 @@ def main() -> None:
     ap.add_argument("--histories", type=int, default=10)
     ap.add_argument("--samples", type=int, nargs="+", default=[10, 1])
     ap.add_argument("--seed", type=int, default=2025)
+    ap.add_argument("--fdr", type=float, default=0.05, help="tsanalyze.history's fdr")
     args = ap.parse_args()
     print(
         "| samples | method | recall | precision | false/stationary | spikes as changes | median set |"
@@ -122,7 +123,7 @@ def main() -> None:
         t0 = time.perf_counter()
         for _ in range(args.histories):
             df, steps, spikes = one_history(rng, samples)
-            h = tsanalyze.history(df, seed=rng)
+            h = tsanalyze.history(df, seed=rng, fdr=args.fdr)
             f, r, tp, fp, sp, st = score_ours(h, steps, spikes, 0)
             tot["ours"] += [f, r, tp, fp, sp]
             sets += st
