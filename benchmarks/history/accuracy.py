@@ -30,6 +30,10 @@ from tsanalyze.analysis.history.simulate import SimulatedChange, simulate_histor
 
 N_COMMITS = 150
 N_BENCH = 20
+#: |log ratio| of the current history's steps, per benchmark (for recall by size)
+SIZES: dict[str, float] = {}
+#: per 1%-wide size bin (0: 3-4%, ..., 6: 9-10%), whether each step was found
+BY_SIZE: dict[int, list[bool]] = {}
 
 
 def one_history(rng: np.random.Generator, samples: int) -> tuple:  # type: ignore[type-arg]
@@ -41,6 +45,7 @@ def one_history(rng: np.random.Generator, samples: int) -> tuple:  # type: ignor
         size = float(rng.uniform(0.03, 0.10)) * rng.choice([-1, 1])
         steps[b] = at
         changes.append(SimulatedChange(b, at, float(np.exp(size))))
+    SIZES.update({c.benchmark: abs(float(np.log(c.ratio))) for c in changes})
     spikes = [(b, int(rng.integers(5, N_COMMITS - 5)), float(rng.choice([1.3, 0.7])))
               for b in rng.choice(names, 3, replace=False)]  # fmt: skip
     df = simulate_history(
@@ -69,6 +74,8 @@ def score_ours(h, steps, spikes, tol):  # type: ignore[no-untyped-def]
     for b, at in steps.items():
         rows = h.changes[h.changes["benchmark"] == b]
         hit = [len(cs) for cs in rows["commits"] if holds(cs, at)]
+        if tol == 0:
+            BY_SIZE.setdefault(min(int((SIZES[b] - 0.03) / 0.01), 6), []).append(bool(hit))
         if hit:
             found += 1
             sets.append(min(hit))
@@ -102,6 +109,7 @@ def main() -> None:
     ap.add_argument("--histories", type=int, default=10)
     ap.add_argument("--samples", type=int, nargs="+", default=[10, 1])
     ap.add_argument("--seed", type=int, default=2025)
+    ap.add_argument("--fdr", type=float, default=0.05, help="tsanalyze.history's fdr")
     args = ap.parse_args()
     print(
         "| samples | method | recall | precision | false/stationary | spikes as changes | median set |"
@@ -115,7 +123,7 @@ def main() -> None:
         t0 = time.perf_counter()
         for _ in range(args.histories):
             df, steps, spikes = one_history(rng, samples)
-            h = tsanalyze.history(df, seed=rng)
+            h = tsanalyze.history(df, seed=rng, fdr=args.fdr)
             f, r, tp, fp, sp, st = score_ours(h, steps, spikes, 0)
             tot["ours"] += [f, r, tp, fp, sp]
             sets += st
@@ -138,6 +146,9 @@ def main() -> None:
             print(f"| {samples} | {label} | {f / n_steps:.2f} | {tp / max(r, 1):.2f} | "
                   f"{fp / n_stat:.3f} | {int(sp)} | {med} |")  # fmt: skip
         print(f"| {samples} | no-change baseline | 0.00 | - | 0.000 | 0 | - |")
+        by = ", ".join(f"{3 + k}-{4 + k}% {np.mean(v):.2f}" for k, v in sorted(BY_SIZE.items()))
+        print(f"<!-- ours (exact set) by step size: {by} -->")
+        BY_SIZE.clear()
         print(f"<!-- {args.histories} histories x {N_BENCH} benchmarks, {elapsed:.0f} s -->")
 
 

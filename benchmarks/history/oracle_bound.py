@@ -65,7 +65,9 @@ def main() -> None:
     drop_true = top - prof2[np.arange(m), at - 1]
     detected = sc.statistic > crit_detect
     found = np.zeros(m, dtype=bool)
-    print("| step | detected | exact commit | set's critical value | recall (set ≤ 15) | median set |")
+    print(
+        "| step | detected | exact commit | set's critical value | recall (set ≤ 15) | median set |"
+    )
     print("|---|---|---|---|---|---|")
     bins = np.minimum(((size - 0.03) / 0.01).astype(int), 6)
     for b in range(7):
