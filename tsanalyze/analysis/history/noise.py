@@ -204,6 +204,18 @@ def fit_noise_whittle(x: Float64Array, runs: Float64Array, within_var: Float64Ar
     return NoiseModel(sd_a, float(_WHITTLE_PHI[i]) if q > 0 else 0.0, math.sqrt(var_b), white, 0)
 
 
+def _spectral_shapes(n: int) -> Float64Array:
+    """The model's spectral density over its white part, q (1 − φ²) / |1 − φ e^{iω}|² + 1,
+    on the (φ, q) grid at the Fourier frequencies 0 < ω_j < π of ``n`` commits: shape
+    (P, Q, m)."""
+    m = (n - 1) // 2
+    omega = 2.0 * math.pi * np.arange(1, m + 1) / n
+    phi = _WHITTLE_PHI[:, None]
+    shape = (1.0 - phi**2) / np.abs(1.0 - phi * np.exp(1j * omega)[None, :]) ** 2  # (P, m)
+    out: Float64Array = _WHITTLE_Q[None, :, None] * shape[:, None, :] + 1.0
+    return out
+
+
 def _whittle_grid(x: Float64Array) -> tuple[Float64Array, Float64Array] | None:
     """Whittle's profile log-likelihood over the (φ, q) grid and the profiled ``c``
     (None for fewer than 8 commits or a periodogram with a zero)."""
@@ -212,10 +224,7 @@ def _whittle_grid(x: Float64Array) -> tuple[Float64Array, Float64Array] | None:
         return None
     m = (n - 1) // 2
     per = np.abs(np.fft.rfft(x - np.mean(x))[1 : m + 1]) ** 2 / n  # 2π times the periodogram
-    omega = 2.0 * math.pi * np.arange(1, m + 1) / n
-    phi = _WHITTLE_PHI[:, None]
-    shape = (1.0 - phi**2) / np.abs(1.0 - phi * np.exp(1j * omega)[None, :]) ** 2  # (P, m)
-    g = _WHITTLE_Q[None, :, None] * shape[:, None, :] + 1.0  # (P, Q, m)
+    g = _spectral_shapes(n)
     c = np.mean(per / g, axis=-1)
     if not np.all(c > 0):
         return None
@@ -239,10 +248,7 @@ def whittle_logliks(rows: Float64Array, chunk: int = 16) -> Float64Array:
     if n < 8:
         return out
     m = (n - 1) // 2
-    omega = 2.0 * math.pi * np.arange(1, m + 1) / n
-    phi = _WHITTLE_PHI[:, None]
-    shape = (1.0 - phi**2) / np.abs(1.0 - phi * np.exp(1j * omega)[None, :]) ** 2
-    g = _WHITTLE_Q[None, :, None] * shape[:, None, :] + 1.0  # (P, Q, m)
+    g = _spectral_shapes(n)
     inv_g = 1.0 / g
     log_g = np.sum(np.log(g), axis=-1)
     spec = np.fft.rfft(rows - np.mean(rows, axis=-1, keepdims=True), axis=-1)[:, 1 : m + 1]
