@@ -169,6 +169,7 @@ class SeriesDetector:
         self.refits: list[NoiseModel] = [self.model]
         self.null = None if self.degenerate else self._predictive_null(n_null, n_refit)
         self._scans: dict[tuple[int, int], GlsScan] = {}
+        self._full_null: Scan | None = None
         self.use_gls = not self.degenerate and not self.wild
 
     def _fit(self, x: Float64Array, runs: Float64Array, w: Float64Array) -> NoiseModel:
@@ -182,6 +183,7 @@ class SeriesDetector:
         # the GLS scans are a cache (n² floats each): rebuilt where needed, not shipped
         state = dict(self.__dict__)
         state["_scans"] = {}
+        state["_full_null"] = None
         return state
 
     def wild_share(self) -> float:
@@ -249,10 +251,16 @@ class SeriesDetector:
     def without_step(self, t: int) -> Float64Array:
         """The series with the step at ``t`` taken out (each side centred on its Huber
         level): what the noise fit should see once a change is suspected there."""
-        left = np.arange(self.x.size) < t
-        lev_l = float(huber_levels(self.x, self.sd, left))
-        lev_r = float(huber_levels(self.x, self.sd, ~left))
-        out: Float64Array = self.x - np.where(left, lev_l, lev_r)
+        out: Float64Array = self._without_steps(self.x[None, :], np.array([t]))[0]
+        return out
+
+    def _without_steps(self, rows: Float64Array, splits: np.ndarray) -> Float64Array:
+        """Each row of ``rows`` with the step at its own split taken out (see
+        :meth:`without_step`)."""
+        left = np.arange(self.x.size)[None, :] < splits[:, None]
+        lev_l = huber_levels(rows, self.sd, left)
+        lev_r = huber_levels(rows, self.sd, ~left)
+        out: Float64Array = rows - np.where(left, lev_l[:, None], lev_r[:, None])
         return out
 
     def null_step_gains(self, n_rows: int) -> Float64Array:
@@ -260,23 +268,29 @@ class SeriesDetector:
         ``n_rows`` of the null series by (each despiked, as the data's): the null
         distribution of the gain that decides whether the noise is refitted without a
         suspected step."""
-        rows = self.null[:n_rows] if self.null is not None else np.zeros((0, self.x.size))
-        if rows.shape[0] == 0:
+        if self.null is None:
             return np.zeros(0)
-        best = self._scan(rows, 0, self.x.size).best
-        left = np.arange(self.x.size)[None, :] < best[:, None]
-        lev_l = huber_levels(rows, self.sd, left)
-        lev_r = huber_levels(rows, self.sd, ~left)
-        without = rows - np.where(left, lev_l[:, None], lev_r[:, None])
+        rows = self.null[:n_rows]
+        best = self._null_scan(0, self.x.size).best[:n_rows]
+        without = self._without_steps(rows, best)
         out: Float64Array = whittle_logliks(despike(without)) - whittle_logliks(despike(rows))
         return out
+
+    def _null_scan(self, lo: int, hi: int) -> Scan:
+        """The scan of the null series over [lo, hi); the whole history's is kept (the
+        first test and the refit's gate both read it)."""
+        if (lo, hi) == (0, self.x.size):
+            if self._full_null is None:
+                self._full_null = self._scan(self.null[:, lo:hi], lo, hi)  # type: ignore[index]
+            return self._full_null
+        return self._scan(self.null[:, lo:hi], lo, hi)  # type: ignore[index]
 
     def test(self, lo: int, hi: int) -> tuple[float, int]:
         """Calibrated p-value of one change in commits [lo, hi) and its best split."""
         if self.null is None or hi - lo < 2 * self.min_seg + 1:
             return math.nan, -1
         obs = self._scan(self.x[lo:hi], lo, hi)
-        null = self._scan(self.null[:, lo:hi], lo, hi).statistic
+        null = self._null_scan(lo, hi).statistic
         return tail_pvalue(float(obs.statistic), null), lo + int(obs.best)
 
     def segment(self, first: tuple[float, int], threshold: float) -> list[tuple[int, float]]:
@@ -338,8 +352,10 @@ class SeriesDetector:
         )
         per = -(-n_boot // len(refits))
         drops, splits, sizes = [], [], []
+        xs = base_set + noise_b if shrink < 1.0 else xb
         for j, m in enumerate(refits):
-            rows = xb[j * per : (j + 1) * per]
+            chunk = slice(j * per, (j + 1) * per)
+            rows = xb[chunk]
             if rows.shape[0] == 0:
                 break
             gj = (
@@ -347,20 +363,18 @@ class SeriesDetector:
                 if g is None or m is self.model
                 else GlsScan(m.sd_wander, m.phi, m.white_var[lo:hi])
             )
-            sb = self._scan(rows, lo, hi, gj)
-            if self.use_gls and m is not self.model:
+            drawn = self.use_gls and m is not self.model
+            if drawn:
                 # the size's replicates are drawn from the refitted model itself: the
                 # interval then carries the uncertainty of the noise fit, as the null
                 # does (from the fit alone a found x1.10 step's interval covered 0.907)
                 mj = dataclasses.replace(m, white_var=m.white_var[lo:hi])
                 rows = base + simulate_noise(mj, rows.shape[0], self.rng)
-                sizes.append(rows)
-                splits.append(self._scan(rows, lo, hi, gj).best)
-            else:
-                sizes.append(rows)
-                splits.append(sb.best)
-            if shrink < 1.0:
-                sb = self._scan((base_set + noise_b)[j * per : (j + 1) * per], lo, hi, gj)
+            sb = self._scan(rows, lo, hi, gj)
+            sizes.append(rows)
+            splits.append(sb.best)
+            if drawn or shrink < 1.0:
+                sb = self._scan(xs[chunk], lo, hi, gj)
             pbv = np.where(valid, sb.profile, -np.inf)
             drops.append(np.max(pbv, axis=1) ** 2 - sb.profile[:, k - 1] ** 2)
         drop = np.concatenate(drops)
