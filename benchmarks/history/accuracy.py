@@ -30,10 +30,6 @@ from tsanalyze.analysis.history.simulate import SimulatedChange, simulate_histor
 
 N_COMMITS = 150
 N_BENCH = 20
-#: |log ratio| of the current history's steps, per benchmark (for recall by size)
-SIZES: dict[str, float] = {}
-#: per 1%-wide size bin (0: 3-4%, ..., 6: 9-10%), whether each step was found
-BY_SIZE: dict[int, list[bool]] = {}
 
 
 def one_history(rng: np.random.Generator, samples: int) -> tuple:  # type: ignore[type-arg]
@@ -45,16 +41,19 @@ def one_history(rng: np.random.Generator, samples: int) -> tuple:  # type: ignor
         size = float(rng.uniform(0.03, 0.10)) * rng.choice([-1, 1])
         steps[b] = at
         changes.append(SimulatedChange(b, at, float(np.exp(size))))
-    SIZES.update({c.benchmark: abs(float(np.log(c.ratio))) for c in changes})
     spikes = [(b, int(rng.integers(5, N_COMMITS - 5)), float(rng.choice([1.3, 0.7])))
               for b in rng.choice(names, 3, replace=False)]  # fmt: skip
     df = simulate_history(
         N_COMMITS, names, changes=changes, spikes=spikes, samples=samples, rng=rng
     )
-    return df, steps, spikes
+    sizes = {c.benchmark: abs(float(np.log(c.ratio))) for c in changes}
+    return df, steps, spikes, sizes
 
 
-def score_ours(h, steps, spikes, tol):  # type: ignore[no-untyped-def]
+def score_ours(h, steps, spikes, tol, sizes=None, by_size=None):  # type: ignore[no-untyped-def]
+    """Found, reported, true positives, false changes in stationary benchmarks, spike
+    hits and set sizes; with ``sizes`` (|log ratio| per benchmark), whether each step
+    was found is added to ``by_size`` per 1%-wide bin (0: 3-4%, ..., 6: 9-10%)."""
     found, sets, tp, fp_stat, spike_hits = 0, [], 0, 0, 0
     spike_at = {(b, i) for b, i, _ in spikes}
 
@@ -74,8 +73,8 @@ def score_ours(h, steps, spikes, tol):  # type: ignore[no-untyped-def]
     for b, at in steps.items():
         rows = h.changes[h.changes["benchmark"] == b]
         hit = [len(cs) for cs in rows["commits"] if holds(cs, at)]
-        if tol == 0:
-            BY_SIZE.setdefault(min(int((SIZES[b] - 0.03) / 0.01), 6), []).append(bool(hit))
+        if by_size is not None:
+            by_size.setdefault(min(int((sizes[b] - 0.03) / 0.01), 6), []).append(bool(hit))
         if hit:
             found += 1
             sets.append(min(hit))
@@ -118,13 +117,14 @@ def main() -> None:
     for samples in args.samples:
         rng = np.random.default_rng(args.seed)
         tot = {k: np.zeros(5) for k in ("ours", "ours2", "asv", "asv2")}
+        by_size: dict[int, list[bool]] = {}
         sets: list[int] = []
         n_steps = n_stat = 0
         t0 = time.perf_counter()
         for _ in range(args.histories):
-            df, steps, spikes = one_history(rng, samples)
+            df, steps, spikes, sizes = one_history(rng, samples)
             h = tsanalyze.history(df, seed=rng, fdr=args.fdr)
-            f, r, tp, fp, sp, st = score_ours(h, steps, spikes, 0)
+            f, r, tp, fp, sp, st = score_ours(h, steps, spikes, 0, sizes, by_size)
             tot["ours"] += [f, r, tp, fp, sp]
             sets += st
             tot["ours2"] += score_ours(h, steps, spikes, 2)[:5]
@@ -146,9 +146,8 @@ def main() -> None:
             print(f"| {samples} | {label} | {f / n_steps:.2f} | {tp / max(r, 1):.2f} | "
                   f"{fp / n_stat:.3f} | {int(sp)} | {med} |")  # fmt: skip
         print(f"| {samples} | no-change baseline | 0.00 | - | 0.000 | 0 | - |")
-        by = ", ".join(f"{3 + k}-{4 + k}% {np.mean(v):.2f}" for k, v in sorted(BY_SIZE.items()))
+        by = ", ".join(f"{3 + k}-{4 + k}% {np.mean(v):.2f}" for k, v in sorted(by_size.items()))
         print(f"<!-- ours (exact set) by step size: {by} -->")
-        BY_SIZE.clear()
         print(f"<!-- {args.histories} histories x {N_BENCH} benchmarks, {elapsed:.0f} s -->")
 
 

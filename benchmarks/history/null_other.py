@@ -37,22 +37,23 @@ def _fgn(n: int, hurst: float, rng: np.random.Generator) -> np.ndarray:
     return np.linalg.cholesky(cov) @ rng.standard_normal(n)
 
 
+def _ar1(sd: float, phi: float, rng: np.random.Generator) -> np.ndarray:
+    """A stationary AR(1) series of N commits with marginal sd ``sd``."""
+    innov = rng.standard_normal(N) * sd
+    innov[1:] *= np.sqrt(1 - phi * phi)
+    out: np.ndarray = signal.lfilter([1.0], [1.0, -phi], innov)
+    return out
+
+
 def wander(kind: str, rng: np.random.Generator) -> np.ndarray:
     if kind == "fgn":
         return 0.015 * _fgn(N, 0.85, rng) + 0.013 * rng.standard_normal(N)
     if kind == "model":
-        innov = rng.standard_normal(N) * 0.015
-        innov[1:] *= np.sqrt(1 - 0.49)
-        return signal.lfilter([1.0], [1.0, -0.7], innov) + 0.013 * rng.standard_normal(N)
+        return _ar1(0.015, 0.7, rng) + 0.013 * rng.standard_normal(N)
     if kind == "t3":
-        innov = rng.standard_normal(N) * 0.015
-        innov[1:] *= np.sqrt(1 - 0.49)
-        ar = signal.lfilter([1.0], [1.0, -0.7], innov)
-        return ar + 0.013 * rng.standard_t(3, N) / np.sqrt(3.0)
+        return _ar1(0.015, 0.7, rng) + 0.013 * rng.standard_t(3, N) / np.sqrt(3.0)
     if kind == "slow":
-        innov = rng.standard_normal(N) * 0.01
-        innov[1:] *= np.sqrt(1 - 0.95**2)
-        return signal.lfilter([1.0], [1.0, -0.95], innov) + 0.01 * rng.standard_normal(N)
+        return _ar1(0.01, 0.95, rng) + 0.01 * rng.standard_normal(N)
     if kind == "white":
         return 0.02 * rng.standard_normal(N)
     if kind == "walk":
