@@ -20,6 +20,7 @@ __all__ = [
     "QUANTITY_UNITS",
     "SCALE_PREFIXES",
     "TIME_UNITS",
+    "check_unit",
     "format_duration",
     "format_percent",
     "format_pvalue",
@@ -205,6 +206,14 @@ def format_time(
     if trim and "." in text:
         text = text.rstrip("0").rstrip(".")
     return f"{text} {name}"
+
+
+def check_unit(unit: str | None) -> None:
+    """Raise :class:`~tsanalyze.errors.InvalidArgumentError` naming ``unit`` unless it is
+    None or a time unit :func:`parse_unit` reads: the check of a function's ``unit=``
+    argument, before its findings quote times in it."""
+    if unit is not None:
+        parse_unit(unit)
 
 
 def quote_time(value: float, unit: str | None, *, digits: int = 4) -> str:

@@ -34,7 +34,7 @@ import numpy as np
 from tsanalyze._lru import LRU
 from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import ArrayLike, Float64Array
-from tsanalyze._units import format_times, parse_unit
+from tsanalyze._units import check_unit, format_times
 from tsanalyze._validation import as_series_array, check_confidence_level
 from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.autocorrelation import (
@@ -322,8 +322,7 @@ def _trivial(n: int, a: Float64Array, found: list[Finding], r1: float) -> Depend
 
 
 def _assess_iv(threshold: float, min_effective_n: float, unit: str | None) -> None:
-    if unit is not None:
-        parse_unit(unit)  # raises, naming the unknown unit
+    check_unit(unit)
     if not (isinstance(threshold, (int, float)) and 0.0 <= threshold < 1.0):
         raise InvalidArgumentError(f"threshold: must be in [0, 1), got {threshold!r}")
     if not (isinstance(min_effective_n, (int, float)) and min_effective_n >= 2):

@@ -33,7 +33,7 @@ from scipy.special import chdtrc
 
 from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import ArrayLike, Float64Array, RNGType
-from tsanalyze._units import parse_unit
+from tsanalyze._units import check_unit
 from tsanalyze._validation import (
     as_series_array,
     check_confidence_level,
@@ -311,8 +311,7 @@ def _estimate_iv(
         raise InvalidArgumentError(f"threshold: must be in [0, 1), got {threshold!r}")
     if n_resamples is not None:
         check_positive_int(n_resamples, "n_resamples", minimum=10)
-    if unit is not None:
-        parse_unit(unit)  # raises, naming the unknown unit
+    check_unit(unit)
     return a, cl
 
 

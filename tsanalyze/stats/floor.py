@@ -39,7 +39,7 @@ import numpy as np
 
 from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import ArrayLike, Float64Array
-from tsanalyze._units import parse_unit, quote_time
+from tsanalyze._units import check_unit, quote_time
 from tsanalyze._validation import as_series_array, check_confidence_level
 from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.ticks import TickArg, resolve_tick
@@ -285,8 +285,7 @@ def floor_interval(
         raise InvalidArgumentError(f"block: must be an integer >= 1, got {block!r}")
     if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 3):
         raise InvalidArgumentError(f"k: must be an integer >= 3, got {k!r}")
-    if unit is not None:
-        parse_unit(unit)  # raises, naming the unknown unit
+    check_unit(unit)
     t = resolve_tick(a, tick)
     half = 0.5 * t.tick
     if block > 1:

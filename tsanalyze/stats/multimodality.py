@@ -18,7 +18,7 @@ from scipy.signal import fftconvolve
 
 from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import ArrayLike, Float64Array, Int64Array
-from tsanalyze._units import format_times, parse_unit
+from tsanalyze._units import check_unit, format_times
 from tsanalyze._validation import as_series_array, check_positive_int
 from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats._memo import ContentMemo
@@ -191,8 +191,7 @@ def modes_of_sorted(
         raise InvalidArgumentError(f"z: must be > 0, got {z!r}")
     if bandwidth is not None and not (math.isfinite(bandwidth) and bandwidth > 0):
         raise InvalidArgumentError(f"bandwidth: must be a positive number, got {bandwidth!r}")
-    if unit is not None:
-        parse_unit(unit)  # raises, naming the unknown unit
+    check_unit(unit)
     n = a.size
     found: list[Finding] = []
     med = float(np.median(sorted_a))

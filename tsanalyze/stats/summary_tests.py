@@ -13,7 +13,7 @@ from typing import Literal
 from scipy import integrate, optimize, stats
 
 from tsanalyze._result import Finding, Result, result
-from tsanalyze._units import parse_unit, quote_time
+from tsanalyze._units import check_unit, quote_time
 from tsanalyze._validation import check_confidence_level
 from tsanalyze.errors import InvalidArgumentError
 
@@ -389,8 +389,7 @@ def ci_consistency(
         raise InvalidArgumentError(f"ci_high: must be >= ci_low ({lo!r}), got {ci_high!r}")
     cl = check_confidence_level(confidence_level)
     tol = _num(rtol, "rtol", low=0.0)
-    if unit is not None:
-        parse_unit(unit)  # raises, naming the unknown unit
+    check_unit(unit)
     q = float(stats.t.ppf(0.5 + cl / 2.0, k - 1))
     expected = q * s / math.sqrt(k)
     claimed = (hi - lo) / 2.0

@@ -15,7 +15,7 @@ import numpy as np
 
 from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import ArrayLike, Float64Array
-from tsanalyze._units import format_time, parse_unit, quote_time
+from tsanalyze._units import check_unit, format_time, quote_time
 from tsanalyze._validation import as_series_array
 from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.timer_limits import ACCURACY_SHARE_LIMIT, OVERHEAD_SHARE_LIMIT, PRECISION_FACTOR
@@ -170,8 +170,7 @@ def quantisation(
         raise InvalidArgumentError(f"max_distinct: must be an integer >= 1, got {max_distinct!r}")
     if not (math.isfinite(tick_share_limit) and tick_share_limit > 0):
         raise InvalidArgumentError(f"tick_share_limit: must be > 0, got {tick_share_limit!r}")
-    if unit is not None:
-        parse_unit(unit)  # raises, naming the unknown unit
+    check_unit(unit)
     n = int(arr.size)
     n_distinct = int(np.unique(arr).size)
     tick = detect_tick(arr, rtol=rtol)
