@@ -103,6 +103,20 @@ def test_edge_cases() -> None:
         multimodality([1.0, 2.0, 3.0, np.nan])
 
 
+def test_sorted_copy_given_by_the_caller_gives_the_same_modes() -> None:
+    from tsanalyze.stats import multimodality as mm
+
+    x = _mixture(0.1, 0.4, 600, 5)
+    mm._DENSITIES.clear()  # both calls compute their density (no shared memo entry)
+    own = multimodality(x, unit="ns")
+    mm._DENSITIES.clear()
+    given = multimodality(x, unit="ns", sorted_x=np.sort(x))
+    assert own.n_modes == given.n_modes == 2
+    assert own == given
+    with pytest.raises(ValueError, match="sorted_x"):
+        multimodality(x, sorted_x=np.sort(x)[1:])
+
+
 @settings(max_examples=20, deadline=None)
 @given(seed=st.integers(0, 2**31), shift=st.floats(-1e6, 1e6), scale=st.floats(1e-3, 1e3))
 def test_affine_equivariance(seed: int, shift: float, scale: float) -> None:

@@ -30,7 +30,7 @@ from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.autocorrelation import autocorrelation
 from tsanalyze.stats.changepoints import Drift, ModeSwitching
 from tsanalyze.stats.estimators import ESTIMATORS, LocationEstimatorName, estimate
-from tsanalyze.stats.multimodality import modes_of_sorted
+from tsanalyze.stats.multimodality import multimodality
 from tsanalyze.stats.outliers import outlier_variance, tukey_fences
 from tsanalyze.stats.ticks import TickArg
 from tsanalyze.stats.timer import timer_check
@@ -454,7 +454,7 @@ def analyze_series(
             ov_fraction = float(ov.fraction)
             findings.extend(ov.warnings)
 
-    md = modes_of_sorted(seg, srt, unit="ns")
+    md = multimodality(seg, unit="ns", sorted_x=srt)
     findings.extend(md.warnings)
     mode_list = tuple(
         (float(loc), float(mass)) for loc, mass in zip(md.locations, md.masses, strict=True)

@@ -24,7 +24,7 @@ from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats._memo import ContentMemo
 from tsanalyze.stats._numba import HAVE_NUMBA, jit
 
-__all__ = ["Modes", "kde_grid", "modes_of_sorted", "multimodality"]
+__all__ = ["Modes", "kde_grid", "multimodality"]
 
 #: fewest samples for mode detection
 _MIN_N = 20
@@ -113,6 +113,7 @@ def multimodality(
     grid: int = 2048,
     z: float = 3.0,
     unit: str | None = None,
+    sorted_x: Float64Array | None = None,
 ) -> Modes:
     """Does the series have several modes? Find them, with their masses.
 
@@ -134,6 +135,11 @@ def multimodality(
         Unit of ``x`` (a name :func:`tsanalyze._units.parse_unit` reads), for the mode
         locations the finding quotes (``0.8724 and 1.236 µs``); None (default) quotes them
         as bare numbers.
+    sorted_x : numpy.ndarray, optional
+        ``np.sort(x)`` when the caller holds it already: the per-series analysis sorts
+        each series once and shares the sorted copy between the descriptive statistics
+        and the modes (issue 24); the result is exactly that without it. Not checked
+        beyond its length: it must be the sorted values of ``x``.
 
     Returns
     -------
@@ -162,28 +168,14 @@ def multimodality(
     Statistics 13(1), doi:10.1214/aos/1176346577.
     """
     a = as_series_array(x, "x", min_size=1)
-    return modes_of_sorted(
-        a, np.sort(a), min_mass=min_mass, bandwidth=bandwidth, grid=grid, z=z, unit=unit
-    )
-
-
-def modes_of_sorted(
-    a: Float64Array,
-    sorted_a: Float64Array,
-    *,
-    min_mass: float = 0.05,
-    bandwidth: float | None = None,
-    grid: int = 2048,
-    z: float = 3.0,
-    unit: str | None = None,
-) -> Modes:
-    """:func:`multimodality` of checked samples ``a`` whose sorted copy the caller holds.
-
-    The per-series analysis sorts each series once and shares the sorted copy between
-    the descriptive statistics and the modes (issue 24); the result is exactly that of
-    ``multimodality(a)``. ``a`` keeps its own order: the bandwidth's sd sums the values
-    in it.
-    """
+    if sorted_x is None:
+        sorted_a = np.sort(a)
+    elif sorted_x.shape != a.shape:
+        raise InvalidArgumentError(
+            f"sorted_x: has {sorted_x.size} values but x has {a.size}; pass np.sort(x)"
+        )
+    else:
+        sorted_a = sorted_x
     if not 0.0 < min_mass < 0.5:
         raise InvalidArgumentError(f"min_mass: must be in (0, 0.5), got {min_mass!r}")
     grid = check_positive_int(grid, "grid", minimum=64)
@@ -258,14 +250,14 @@ def modes_of_sorted(
     )
 
 
-#: the KDE of a series by its content, bandwidth and grid (see modes_of_sorted)
+#: the KDE of a series by its content, bandwidth and grid (see multimodality)
 _DENSITIES: ContentMemo[tuple[float, Float64Array, Float64Array]] = ContentMemo(64)
 
 
 def _density(
     a: Float64Array, sorted_a: Float64Array, bandwidth: float | None, grid: int
 ) -> tuple[float, Float64Array, Float64Array]:
-    """The bandwidth, grid points and density of :func:`modes_of_sorted` (bandwidth 0
+    """The bandwidth, grid points and density of :func:`multimodality` (bandwidth 0
     and no density when the central values have no spread). The arrays are kept, so
     they are made read-only."""
     lo, hi = np.quantile(sorted_a, _CENTRAL)
