@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
-__all__ = ["HAVE_NUMBA", "jit"]
+__all__ = ["HAVE_NUMBA", "jit", "jitable"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -34,3 +34,13 @@ def jit(func: F) -> F:
         return func
     compiled = numba.njit(cache=True, nogil=True)(func)
     return cast(F, compiled)
+
+
+def jitable(func: F) -> F:
+    """Let the kernels :func:`jit` compiles call ``func`` (compiled into them, inlined
+    where LLVM sees fit) while it stays plain Python for the pure-Python twins."""
+    if not HAVE_NUMBA:
+        return func
+    from numba.extending import register_jitable
+
+    return cast(F, register_jitable(func))

@@ -27,12 +27,93 @@ from tsanalyze._typing import ArrayLike, Float64Array, Int64Array, RNGType
 from tsanalyze._validation import as_series_array, check_rng
 from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.changepoints._base import ChangePoints
-from tsanalyze.stats.changepoints._numba import HAVE_NUMBA, jit
+from tsanalyze.stats.changepoints._numba import HAVE_NUMBA, jit, jitable
 
 __all__ = ["CompatMethod", "edm_compat"]
 
 CompatMethod = Literal["edm-x", "edm-multi", "edm-percent"]
 Engine = Literal["auto", "numba", "python"]
+
+
+@jitable
+def _link(
+    order: Int64Array, start: int, stop: int, nxt: Int64Array, prv: Int64Array
+) -> tuple[int, int]:
+    """Link the samples start..stop-1 in rank order into a circular list through the
+    sentinel node n = ``order.size`` (``nxt[n]`` is the head, ``prv[n]`` the tail);
+    return the lower median's index and the count."""
+    n = order.size
+    last = n
+    count = 0
+    target = (stop - start - 1) // 2
+    lo = -1
+    for k in range(n):
+        i = order[k]
+        if start <= i < stop:
+            nxt[last] = i
+            prv[i] = last
+            last = i
+            if count == target:
+                lo = i
+            count += 1
+    nxt[last] = n
+    prv[n] = last
+    return lo, count
+
+
+@jitable
+def _sweep(
+    z: Float64Array,
+    rank: Int64Array,
+    nxt: Int64Array,
+    prv: Int64Array,
+    lo: int,
+    count: int,
+    first: int,
+    step: int,
+    k: int,
+    shift: int,
+    out: Float64Array,
+    undo: bool,
+) -> tuple[int, int]:
+    """Delete the samples first, first + step, ... (k of them) from the list one by one,
+    recording before each deletion of sample t the list's median in ``out[t + shift]``;
+    then (``undo``) restore them in reverse order (Knuth's dancing links). Returns the
+    lower median's index and the count of the list left.
+
+    Removing a sample is O(1) and moves the median pointer ``lo`` at most one place.
+    """
+    lo0 = lo
+    count0 = count
+    for i in range(k):
+        t = first + i * step
+        if count % 2 == 1:
+            out[t + shift] = z[lo]
+        else:
+            out[t + shift] = (z[lo] + z[nxt[lo]]) / 2.0
+        pos = (count - 1) // 2
+        if rank[t] < rank[lo]:
+            q = pos - 1
+        elif rank[t] > rank[lo]:
+            q = pos
+        else:
+            lo = nxt[lo]
+            q = pos
+        nxt[prv[t]] = nxt[t]
+        prv[nxt[t]] = prv[t]
+        count -= 1
+        newpos = (count - 1) // 2
+        if newpos > q:
+            lo = nxt[lo]
+        elif newpos < q:
+            lo = prv[lo]
+    if not undo:
+        return lo, count
+    for i in range(k - 1, -1, -1):
+        t = first + i * step
+        nxt[prv[t]] = t
+        prv[nxt[t]] = t
+    return lo0, count0
 
 
 def _edm_dp_py(
@@ -46,17 +127,18 @@ def _edm_dp_py(
 ) -> Int64Array:
     """Penalised dynamic programme of EDM-multi / EDM-percent; returns ``prev``.
 
-    The list deletion, its undo, the median read and the penalty g (BreakoutDetection
-    helper.cpp: Const 0, Linear 1, Quadratic 2x+1) are written out in both kernels on
-    purpose: as numba ``register_jitable`` helpers the compiled kernels ran 3.4x slower
-    (edm-multi at 10^4: 1.1 s -> 3.8 s); a deletion helper alone, inlined or not
-    (``inline="always"``), still cost 1.3-1.6x the CPU time at 10^4 for all three
-    variants (numba 0.68).
-
     The samples z[m:s] are kept in a doubly linked list in rank order with a pointer
-    ``lo`` to the lower median. For each s the sweep over t deletes z[t] (O(1), the
-    median pointer moves at most one place); the deletions are then undone in reverse
-    order (Knuth's dancing links) and z[s] is inserted for the next s.
+    ``lo`` to the lower median. For each s one sweep (:func:`_sweep`) deletes z[m],
+    z[m+1], ... and so reads the medians of z[t:s] for every t; the deletions are then
+    undone and z[s] is inserted for the next s. The candidates t are then scored in
+    the order the C++ scores them, so ties are broken the same way. The penalty G(k) of
+    the k-th change (BreakoutDetection helper.cpp: Const 0, Linear 1, Quadratic 2k+1) is
+    tabulated once.
+
+    The list operations stay inside :func:`_sweep`, one call per s: as numba helpers
+    called once per candidate t (a deletion, a median read, the penalty) the compiled
+    kernels ran 1.3-3.4x slower (edm-multi at 10^4: 1.1 s -> 3.8 s with all three;
+    numba 0.68). One sweep per s costs nothing measurable (1.08 -> 1.03 s).
     """
     n = z.size
     m = min_size
@@ -64,115 +146,53 @@ def _edm_dp_py(
     number = np.zeros(n + 1, dtype=np.int64)
     f_best = np.full(n + 1, 0.0 if percent_mode else -3.0)
     left = np.zeros(n + 1)  # left[t] = median(z[prev[t]:t]), fixed once prev[t] is final
+    right = np.zeros(n + 1)  # right[t] = median(z[t:s]) for the current s
+    g = np.zeros(n + 1)  # g[k]: the penalty shape G of a prefix with k changes
+    if degree == 1:
+        g[:] = 1.0
+    elif degree == 2:
+        g[:] = 2.0 * np.arange(n + 1) + 1.0
     for t in range(m, min(2 * m, n + 1)):
         left[t] = np.median(z[0:t])
     if n < 2 * m:
         return prev
-    nxt = np.full(n, -1, dtype=np.int64)
-    prv = np.full(n, -1, dtype=np.int64)
-    # initial list: z[m:2m] in rank order
-    last = -1
-    count = 0
-    target = (m - 1) // 2
-    lo = -1
-    for k in range(n):
-        i = order[k]
-        if m <= i < 2 * m:
-            if last != -1:
-                nxt[last] = i
-            prv[i] = last
-            last = i
-            if count == target:
-                lo = i
-            count += 1
-    nxt[last] = -1
+    nxt = np.zeros(n + 1, dtype=np.int64)  # node n is the list's sentinel
+    prv = np.zeros(n + 1, dtype=np.int64)
+    lo, count = _link(order, m, 2 * m, nxt, prv)  # initial list: z[m:2m]
     for s in range(2 * m, n + 1):
-        full_lo = lo  # lower median of z[m:s]
-        full_count = count
+        lo, count = _sweep(z, rank, nxt, prv, lo, count, m, 1, s - 2 * m + 1, 0, right, True)
         for t in range(m, s - m + 1):
-            if count % 2 == 1:
-                right = z[lo]
-            else:
-                right = (z[lo] + z[nxt[lo]]) / 2.0
             p = prev[t]
             normalize = float((t - p) * (s - t)) / float((s - p) * (s - p))
-            d = left[t] - right
+            d = left[t] - right[t]
             if percent_mode:
                 tmp = f_best[t] + normalize * (d * d)
             else:
-                g = 0.0
-                if degree == 1:
-                    g = 1.0
-                elif degree == 2:
-                    g = 2.0 * number[t] + 1.0
-                tmp = f_best[t] + normalize * (d * d) - penalty * g
+                tmp = f_best[t] + normalize * (d * d) - penalty * g[number[t]]
             if tmp > f_best[s]:
                 number[s] = number[t] + 1
                 f_best[s] = tmp
                 prev[s] = t
-            if t < s - m:  # drop z[t] from the window, keep lo at the lower median
-                pos = (count - 1) // 2
-                if rank[t] < rank[lo]:
-                    q = pos - 1
-                elif rank[t] > rank[lo]:
-                    q = pos
-                else:
-                    lo = nxt[lo]
-                    q = pos
-                a = prv[t]
-                b = nxt[t]
-                if a != -1:
-                    nxt[a] = b
-                if b != -1:
-                    prv[b] = a
-                count -= 1
-                newpos = (count - 1) // 2
-                if newpos > q:
-                    lo = nxt[lo]
-                elif newpos < q:
-                    lo = prv[lo]
         if percent_mode and prev[s] != 0:
             ps = prev[s]
-            g = 0.0
-            if degree == 1:
-                g = 1.0
-            elif degree == 2:
-                g = 2.0 * number[ps] + 1.0
-            if f_best[s] - f_best[ps] < penalty * g * f_best[ps]:
+            if f_best[s] - f_best[ps] < penalty * g[number[ps]] * f_best[ps]:
                 number[s] = number[ps]
                 f_best[s] = f_best[ps]
                 prev[s] = prev[ps]
         left[s] = np.median(z[prev[s] : s])
         if s == n:
             break
-        # undo the deletions (reverse order restores every link), then insert z[s]
-        for t in range(s - m - 1, m - 1, -1):
-            a = prv[t]
-            b = nxt[t]
-            if a != -1:
-                nxt[a] = t
-            if b != -1:
-                prv[b] = t
-        lo = full_lo
-        count = full_count
-        # predecessor of s in rank order among m..s-1
+        # insert z[s] after its predecessor in rank order among m..s-1 (the sentinel
+        # when it is the smallest)
         k = rank[s] - 1
         while k >= 0 and not (m <= order[k] < s):
             k -= 1
-        if k >= 0:
-            a = order[k]
-            b = nxt[a]
-            nxt[a] = s
-        else:  # new head: find the current head (the element with the smallest rank)
-            a = -1
-            k2 = 0
-            while not (m <= order[k2] < s):
-                k2 += 1
-            b = order[k2]
+        a = order[k] if k >= 0 else n
+        b = nxt[a]
+        nxt[a] = s
         prv[s] = a
         nxt[s] = b
-        if b != -1:
-            prv[b] = s
+        prv[b] = s
         pos = (count - 1) // 2
         q = pos + 1 if rank[s] < rank[lo] else pos
         count += 1
@@ -189,9 +209,10 @@ def _edmx_py(
 ) -> tuple[int, float]:
     """EDM-X search: best (tau1, statistic); tau1 = -1 when no split is possible.
 
-    z[tau1:n] is kept in a linked list in rank order; for each tau1 the sweep deletes
-    from the right end (tau2 = n .. tau1 + m), the deletions are undone in reverse
-    order, and z[tau1] is deleted for the next tau1.
+    z[tau1:n] is kept in a linked list in rank order; for each tau1 one sweep
+    (:func:`_sweep`) deletes from the right end and so reads the medians of z[tau1:tau2]
+    for tau2 = n .. tau1 + m, the deletions are undone, and z[tau1] is deleted for the
+    next tau1.
     """
     n = z.size
     m = min_size
@@ -199,55 +220,16 @@ def _edmx_py(
     t1 = -1
     if n < 2 * m:
         return t1, best
-    right = np.zeros(n + 1)
-    nxt = np.full(n, -1, dtype=np.int64)
-    prv = np.full(n, -1, dtype=np.int64)
-    last = -1
-    count = 0
-    target = (n - m - 1) // 2
-    lo = -1
-    for k in range(n):
-        i = order[k]
-        if i >= m:
-            if last != -1:
-                nxt[last] = i
-            prv[i] = last
-            last = i
-            if count == target:
-                lo = i
-            count += 1
-    nxt[last] = -1
+    right = np.zeros(n + 1)  # right[tau2] = median(z[tau1:tau2]) for the current tau1
+    nxt = np.zeros(n + 1, dtype=np.int64)  # node n is the list's sentinel
+    prv = np.zeros(n + 1, dtype=np.int64)
+    lo, count = _link(order, m, n, nxt, prv)
     for tau1 in range(m, n - m + 1):
         med_left = np.median(z[0:tau1])
-        full_lo = lo
-        full_count = count
-        for tau2 in range(n, tau1 + m - 1, -1):
-            if count % 2 == 1:
-                right[tau2] = z[lo]
-            else:
-                right[tau2] = (z[lo] + z[nxt[lo]]) / 2.0
-            if tau2 > tau1 + m:  # drop z[tau2 - 1]
-                t = tau2 - 1
-                pos = (count - 1) // 2
-                if rank[t] < rank[lo]:
-                    q = pos - 1
-                elif rank[t] > rank[lo]:
-                    q = pos
-                else:
-                    lo = nxt[lo]
-                    q = pos
-                a = prv[t]
-                b = nxt[t]
-                if a != -1:
-                    nxt[a] = b
-                if b != -1:
-                    prv[b] = a
-                count -= 1
-                newpos = (count - 1) // 2
-                if newpos > q:
-                    lo = nxt[lo]
-                elif newpos < q:
-                    lo = prv[lo]
+        # deleting z[tau2 - 1] after reading right[tau2], tau2 = n .. tau1 + m
+        lo, count = _sweep(
+            z, rank, nxt, prv, lo, count, n - 1, -1, n - tau1 - m + 1, 1, right, True
+        )
         for tau2 in range(tau1 + m, n + 1):
             d = med_left - right[tau2]
             stat = d * d
@@ -255,38 +237,9 @@ def _edmx_py(
             if stat > best:
                 best = stat
                 t1 = tau1
-        # undo the deletions (n-1 down to tau1+m were deleted; restore in reverse)
-        for t in range(tau1 + m, n):
-            a = prv[t]
-            b = nxt[t]
-            if a != -1:
-                nxt[a] = t
-            if b != -1:
-                prv[b] = t
-        lo = full_lo
-        count = full_count
-        # delete z[tau1] for the next tau1
-        t = tau1
-        pos = (count - 1) // 2
-        if rank[t] < rank[lo]:
-            q = pos - 1
-        elif rank[t] > rank[lo]:
-            q = pos
-        else:
-            lo = nxt[lo]
-            q = pos
-        a = prv[t]
-        b = nxt[t]
-        if a != -1:
-            nxt[a] = b
-        if b != -1:
-            prv[b] = a
-        count -= 1
-        newpos = (count - 1) // 2
-        if newpos > q:
-            lo = nxt[lo]
-        elif newpos < q:
-            lo = prv[lo]
+        # delete z[tau1] for the next tau1 (the median it records in right[tau1 + 1] is
+        # never read: the next sweep starts above it)
+        lo, count = _sweep(z, rank, nxt, prv, lo, count, tau1, 1, 1, 1, right, False)
     return t1, best
 
 
