@@ -192,6 +192,37 @@ def test_numba_twin_identical(seed: int, method: str) -> None:
     assert a.statistic == b.statistic
 
 
+@pytest.mark.parametrize("step", [1, -1])
+def test_list_sweep_reads_every_window_median_and_undoes(step: int) -> None:
+    from tsanalyze.stats.changepoints._edm_compat import _link, _ranks, _sweep
+
+    rng = np.random.default_rng(11)
+    z = np.round(rng.normal(size=41), 1)  # ties
+    n, m = z.size, 5
+    order, rank = _ranks(z)
+    nxt = np.zeros(n + 1, dtype=np.int64)
+    prv = np.zeros(n + 1, dtype=np.int64)
+    lo, count = _link(order, m, n, nxt, prv)
+    assert count == n - m and z[lo] == np.sort(z[m:])[(count - 1) // 2]
+    links = nxt.copy(), prv.copy()
+    out = np.full(n + 1, np.nan)
+    k = n - 2 * m
+    if step == 1:  # from the left, as the dynamic programme: out[t] = median(z[t:n])
+        got = _sweep(z, rank, nxt, prv, lo, count, m, 1, k, 0, out, True)
+        expected = [np.median(z[t:]) for t in range(m, m + k)]
+        assert list(out[m : m + k]) == expected
+    else:  # from the right, as EDM-X: out[t2] = median(z[m:t2])
+        got = _sweep(z, rank, nxt, prv, lo, count, n - 1, -1, k, 1, out, True)
+        expected = [np.median(z[m:t2]) for t2 in range(n, n - k, -1)]
+        assert list(out[n : n - k : -1]) == expected
+    assert got == (lo, count)
+    np.testing.assert_array_equal(nxt, links[0])
+    np.testing.assert_array_equal(prv, links[1])
+    # without undo the deletions stay: the list holds the rest, its median pointer right
+    lo2, count2 = _sweep(z, rank, nxt, prv, lo, count, m, 1, 3, 0, out, False)
+    assert count2 == count - 3 and z[lo2] == np.sort(z[m + 3 :])[(count2 - 1) // 2]
+
+
 def test_permutation_test_pvalue_and_seed() -> None:
     rng = np.random.default_rng(3)
     x = np.r_[rng.normal(0, 1, 60), rng.normal(3, 1, 60)]
