@@ -1,6 +1,6 @@
 """``python -m tsanalyze`` runs the command line."""
 
-from tsanalyze.cli.app import main
+from tsanalyze.cli.app import console
 
 if __name__ == "__main__":
-    main()
+    console()

@@ -11,9 +11,13 @@ report" message (exit codes: :mod:`tsanalyze.cli._errors`).
 from __future__ import annotations
 
 import ast
+import atexit
 import importlib
 import importlib.util
-from typing import Annotated, Any
+import os
+import sys
+import threading
+from typing import Annotated, Any, NoReturn
 
 import typer
 
@@ -115,5 +119,47 @@ def _root(
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point (errors are handled around each command by ``guard``)."""
+    """Run the command line on ``argv`` (default: ``sys.argv``); ends with ``SystemExit``
+    (errors are handled around each command by ``guard``)."""
     app(args=argv, standalone_mode=True)
+
+
+def console() -> NoReturn:
+    """The ``tsanalyze`` program (console script, ``python -m tsanalyze``): :func:`main`,
+    then the process ends once its output is flushed (:func:`exit_now`)."""
+    try:
+        main()
+    except SystemExit as exc:
+        exit_now(exc.code)
+    exit_now(0)
+
+
+def exit_now(code: object) -> NoReturn:
+    """End the process with ``code`` as :func:`sys.exit` would, without the interpreter's
+    teardown when nothing else runs.
+
+    Tearing the interpreter down after a report frees every module and object one by one
+    (scipy's, numba's compiled kernels, the analysis): 0.45 s of a 100-run report's 7.8 s,
+    for memory the system takes back at once (issue 24). So, when no other thread runs
+    and no child process is alive (a pool or a Dask cluster are shut down the usual
+    way), the ``atexit`` handlers run (logging, temporary directories, multiprocessing),
+    standard output and error are flushed, and the process exits. Files the commands
+    write are closed by them before this (``with`` blocks), never left to finalizers.
+    """
+    mp = sys.modules.get("multiprocessing")
+    if threading.active_count() > 1 or (mp is not None and mp.active_children()):
+        raise SystemExit(code)
+    if code is None:
+        status = 0
+    elif isinstance(code, int):
+        status = code
+    else:  # sys.exit("message"): the message on stderr, status 1
+        print(code, file=sys.stderr)
+        status = 1
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe: as Python's own exit, status 120
+            status = status or 120
+    os._exit(status)

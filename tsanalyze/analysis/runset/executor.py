@@ -72,10 +72,12 @@ _FORKED: tuple[Callable[[Any], Any], Sequence[Any]] | None = None
 
 
 def _forked_init() -> None:
-    """Initializer of a forked worker: one BLAS thread, as the serial path uses."""
+    """Initializer of a forked worker: one BLAS thread, as the serial path uses, and its
+    freed memory held for its next jobs (:func:`tsanalyze._workers.hold_freed_memory`)."""
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(limits=1)
+    _workers.hold_freed_memory()
 
 
 def _forked_batch(start: int, stop: int) -> list[Any]:
