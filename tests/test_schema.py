@@ -65,3 +65,11 @@ def test_interleaved_reads_collector_interleave() -> None:
     assert not schema.interleaved({"collector": {"evals_method": "imported from jmh"}})
     assert not schema.interleaved({"collector": None}) and not schema.interleaved(None)
     assert not schema.interleaved({"collector": {"interleave": "yes"}})  # only a real True
+
+
+@pytest.mark.parametrize("raw", [b"[" * 100_000 + b"]" * 100_000, b'{"a": ' + b"9" * 5000 + b"}"])
+def test_decode_metadata_refuses_hostile_json_with_value_error(raw: bytes) -> None:
+    # a footer or a partial run nested too deeply raised RecursionError, which the
+    # readers' ValueError handling did not catch (an internal error instead of a bad file)
+    with pytest.raises(ValueError, match="nested|digits|JSON"):
+        schema.decode_metadata(raw)

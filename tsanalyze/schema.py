@@ -357,10 +357,16 @@ def encode_metadata(meta: Mapping[str, Any]) -> bytes:
 
 
 def decode_metadata(raw: bytes | str) -> Any:
-    """Parse the JSON stored under :data:`METADATA_KEY` (raises ``ValueError`` if invalid)."""
+    """Parse the JSON stored under :data:`METADATA_KEY` (raises ``ValueError`` if invalid,
+    nested too deeply included)."""
     if isinstance(raw, bytes):
         raw = raw.decode("utf-8")
-    return json.loads(raw)
+    try:
+        return json.loads(raw)
+    except RecursionError:
+        raise ValueError(
+            f"JSON nested more than ~{sys.getrecursionlimit()} levels deep"
+        ) from None
 
 
 def new_metadata(run: str, created_utc: str, clock_source: str, **sections: Any) -> dict[str, Any]:

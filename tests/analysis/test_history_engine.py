@@ -172,7 +172,9 @@ def test_cli_previous_and_engine_option(tmp_path: Any, sim: pd.DataFrame) -> Non
     assert r.exit_code == 0, r.output
     assert "moved since the previous analysis" in r.output
     (tmp_path / "bad.json").write_text("{")
-    for bad in ("bad.json", "missing.json"):
+    (tmp_path / "deep.json").write_text("[" * 100_000 + "]" * 100_000)  # RecursionError
+    (tmp_path / "huge.json").write_text('{"a": ' + "9" * 5000 + "}")  # int digits limit
+    for bad in ("bad.json", "missing.json", "deep.json", "huge.json"):
         r = CliRunner().invoke(app, ["history", str(path), "--previous", str(tmp_path / bad)])
         assert r.exit_code == 2 and "--previous" in r.output
         assert len(r.output.strip().splitlines()) == 1

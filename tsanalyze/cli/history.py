@@ -120,7 +120,9 @@ def _read_previous(path: Path) -> dict[str, Any]:
 
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except RecursionError:  # hostile nesting: a clear error, not an internal one
+        fail(f"--previous {path}: cannot be read as JSON (nested too deeply)")
+    except (OSError, ValueError) as exc:  # UnicodeDecodeError, JSONDecodeError, huge ints
         fail(f"--previous {path}: cannot be read as JSON ({exc})")
     if not isinstance(doc, dict) or doc.get("format") != "tsanalyze-history":
         fail(f"--previous {path}: not a tsanalyze-history document (write one with --format json)")

@@ -152,6 +152,24 @@ def test_criterion_iterations_beyond_int64_are_refused(tmp_path: Path) -> None:
     _refused(p, "evaluations per sample must be a whole number from 1 to", fmt="criterion")
 
 
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [("[" * 100_000 + "]" * 100_000, "nested at most"), ('{"x": ' + "9" * 5000 + "}", "valid JSON")],
+)
+def test_criterion_benchmark_json_deep_or_huge_is_a_one_line_error(
+    tmp_path: Path, text: str, needle: str
+) -> None:
+    # before: RecursionError / ValueError from criterion's benchmark.json beside the
+    # sample: an internal error instead of the file's name
+    p = _write(tmp_path, "sample.json", {"sampling_mode": "Linear", "iters": [1.0, 2.0], "times": [5.0, 6.0]})  # fmt: skip
+    bj = tmp_path / "benchmark.json"
+    bj.write_text(text, encoding="utf-8")
+    with pytest.raises(ImportFormatError) as err:
+        load_table(p, "criterion")
+    msg = str(err.value)
+    assert "\n" not in msg and str(bj) in msg and needle in msg, msg
+
+
 def test_jmh_tiny_throughput_is_refused_not_written_as_inf(tmp_path: Path) -> None:
     doc = [{"benchmark": "b", "mode": "thrpt", "primaryMetric": {"scoreUnit": "ops/s", "rawData": [[5e-324, 1.0]]}}]  # fmt: skip
     _refused(_write(tmp_path, "jmh.json", doc), "column ns", "not finite")

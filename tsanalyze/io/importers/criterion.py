@@ -21,7 +21,6 @@ Mapping to the run format
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -128,10 +127,7 @@ def _benchmark_info(sample: Path) -> dict[str, Any]:
     bj = sample.parent / "benchmark.json"
     if not bj.is_file():
         return {}
-    try:
-        info = json.loads(bj.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise fail(bj, "", f"expected criterion's benchmark.json to be valid JSON ({exc})") from exc
+    info = read_json(bj)
     if not isinstance(info, dict):
         raise fail(bj, "$", "expected an object")
     return info
