@@ -71,5 +71,5 @@ def test_interleaved_reads_collector_interleave() -> None:
 def test_decode_metadata_refuses_hostile_json_with_value_error(raw: bytes) -> None:
     # a footer or a partial run nested too deeply raised RecursionError, which the
     # readers' ValueError handling did not catch (an internal error instead of a bad file)
-    with pytest.raises(ValueError, match="nested|digits|JSON"):
+    with pytest.raises(ValueError, match=r"nested|digits|JSON"):
         schema.decode_metadata(raw)
