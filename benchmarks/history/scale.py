@@ -38,7 +38,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--compare", action="store_true", help="also run the local engine")
     ap.add_argument("--dask-malloc", action="store_true",
-                    help="keep the Dask nanny's malloc settings (engine.WORKER_ENV not applied)")
+                    help="keep the Dask nanny's malloc settings (dask_engine.WORKER_ENV not applied)")
     args = ap.parse_args()
     rng = np.random.default_rng(1)
     names = [f"b{i:03d}" for i in range(args.benchmarks)]
@@ -58,7 +58,7 @@ def main() -> None:
         import dask
         import distributed
 
-        from tsanalyze.analysis.history.engine import WORKER_ENV
+        from tsanalyze.analysis.runset.dask_engine import WORKER_ENV
 
         t0 = time.perf_counter()
         env = {} if args.dask_malloc else WORKER_ENV

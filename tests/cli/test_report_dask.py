@@ -133,3 +133,18 @@ def test_worker_process_identical_to_local_engine() -> None:
         read_there = analyze(parquet_series(SAMPLES), rng=2, engine="dask", client=c)
     assert _doc(dask) == _doc(local)
     assert _doc(read_there) == _doc(analyze(tsanalyze.read_runs(SAMPLES), rng=2, jobs=1))
+
+
+def test_local_cluster_workers_get_the_malloc_setting() -> None:
+    # Dask's nanny sets MALLOC_TRIM_THRESHOLD_ (glibc's adaptive mmap threshold off): the
+    # cluster report and history start give their workers a fixed mmap threshold instead
+    import os
+
+    from tsanalyze.analysis.runset.dask_engine import WORKER_ENV, close_owned, dask_client
+
+    c, owned = dask_client(workers=1)
+    try:
+        seen = c.run(lambda: {k: os.environ.get(k) for k in WORKER_ENV})
+    finally:
+        close_owned(c)
+    assert owned and list(seen.values()) == [WORKER_ENV]

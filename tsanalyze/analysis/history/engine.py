@@ -33,16 +33,10 @@ import numpy as np
 
 from tsanalyze.errors import InvalidArgumentError
 
-__all__ = ["ENGINES", "WORKER_ENV", "series_seed", "two_passes"]
+__all__ = ["ENGINES", "series_seed", "two_passes"]
 
 ENGINES = ("local", "dask")
 
-#: environment of the workers of a local cluster started here. Dask's nanny sets
-#: ``MALLOC_TRIM_THRESHOLD_``, which turns off glibc's adaptive mmap threshold: every
-#: array of a few MB (a series' null simulations) is then mapped and page-faulted afresh,
-#: about 1.5x the CPU time of the same work in a plain process (measured). A fixed mmap
-#: threshold of 32 MiB gives the plain process's speed back.
-WORKER_ENV = {"MALLOC_MMAP_THRESHOLD_": str(32 * 2**20)}
 
 J = TypeVar("J")
 W = TypeVar("W")
@@ -103,12 +97,8 @@ def two_passes(
 
     require_distributed()
     owned = client is None
-    if owned:
-        import dask
-
-        with dask.config.set({f"distributed.nanny.pre-spawn-environ.{k}": v
-                              for k, v in WORKER_ENV.items()}):  # fmt: skip
-            client, _ = dask_client(scheduler, workers)
+    if owned:  # a local cluster gets the workers' malloc settings (dask_engine.WORKER_ENV)
+        client, _ = dask_client(scheduler, workers)
     futures: list[Any] = []
     try:
         if not jobs:
