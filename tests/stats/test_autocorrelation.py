@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 
 import tsanalyze
 from tsanalyze.errors import NotEnoughData
+from tsanalyze.stats.acf import integrated_autocorrelation_time
 from tsanalyze.stats.autocorrelation import (
     Autocorrelation,
     autocorrelation,
     block_means,
-    integrated_autocorrelation_time,
     lag1,
     residual_inflation,
     subsession_block_size,
@@ -259,7 +259,7 @@ def test_levinson_durbin_pacf_is_statsmodels_to_the_last_bit() -> None:
     # issue 24: the recursion without importing statsmodels, the same numbers
     from statsmodels.tsa.stattools import levinson_durbin
 
-    from tsanalyze.stats.autocorrelation import acf_fft, levinson_durbin_pacf
+    from tsanalyze.stats.acf import acf_fft, levinson_durbin_pacf
 
     g = np.random.default_rng(3)
     for n, phi, nlags in [(50, 0.0, 5), (1000, 0.7, 40), (400, -0.5, 1), (3000, 0.95, 60)]:

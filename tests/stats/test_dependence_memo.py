@@ -18,7 +18,7 @@ from tsanalyze.datasets import simulate_series
 from tsanalyze.datasets_dependent import fgn
 from tsanalyze.stats import dependence as dm
 from tsanalyze.stats.dependence import assess_dependence, clear_memo, keep, kept
-from tsanalyze.stats.longmemory import variance_time
+from tsanalyze.stats.variance_time import variance_time
 
 
 def _ar1(n: int, phi: float, rng: int) -> np.ndarray:

@@ -17,8 +17,8 @@ from tsanalyze.stats.longmemory import (
     fgn_block_correlation,
     long_memory,
     lrd_variance_factor,
-    variance_time,
 )
+from tsanalyze.stats.variance_time import variance_time
 
 
 def test_variance_time_is_overlapping_batch_means() -> None:

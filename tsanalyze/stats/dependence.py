@@ -37,24 +37,17 @@ from tsanalyze._typing import ArrayLike, Float64Array
 from tsanalyze._units import check_unit, format_times
 from tsanalyze._validation import as_series_array, check_confidence_level
 from tsanalyze.errors import InvalidArgumentError
-from tsanalyze.stats.autocorrelation import (
-    block_means,
-    integrated_autocorrelation_time,
-    lag1,
-    residual_inflation,
-    subsession_size,
-)
+from tsanalyze.stats.acf import integrated_autocorrelation_time
+from tsanalyze.stats.autocorrelation import block_means, lag1, residual_inflation, subsession_size
 from tsanalyze.stats.longmemory import (
     LongMemory,
-    aggregated_variance_fit,
     batch_means_dof,
     long_memory,
     lrd_variance_factor,
-    short_memory_fit,
     student_quantile,
-    variance_curve,
 )
 from tsanalyze.stats.regimes import Regimes, regimes
+from tsanalyze.stats.variance_time import aggregated_variance_fit, short_memory_fit, variance_curve
 
 __all__ = [
     "Dependence",
@@ -369,7 +362,7 @@ def assess_dependence(
        whose means have |lag-1| <= ``threshold``; the lag-1..3 autocorrelations of those
        block means are reported too.
     2. *Slowly decaying dependence*: the variance-time curve (variance of block means
-       against block length, :func:`~tsanalyze.stats.longmemory.variance_time`) and a
+       against block length, :func:`~tsanalyze.stats.variance_time.variance_time`) and a
        Whittle likelihood-ratio test of long memory against AR(1) plus noise
        (:func:`~tsanalyze.stats.longmemory.long_memory`, 128 samples or more). Long memory
        is declared when the test rejects at 1% and d >= 0.05 (H >= 0.55). Its intervals
@@ -582,7 +575,7 @@ def _assess(
 
 
 class _Curve:
-    """The variance-time curve of a series (:func:`~tsanalyze.stats.longmemory.variance_time`)
+    """The variance-time curve of a series (:func:`~tsanalyze.stats.variance_time.variance_time`)
     whose two least-squares fits are made when first asked for: from 1000 samples on the
     long-memory test decides and the fits are rarely needed (issue 24)."""
 

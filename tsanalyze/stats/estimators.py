@@ -42,14 +42,9 @@ from tsanalyze._validation import (
 )
 from tsanalyze.errors import InvalidArgumentError, NotEnoughData
 from tsanalyze.stats._rowstats import median as _rowstats_median
+from tsanalyze.stats.acf import acf_fft, geyer_tau
 from tsanalyze.stats.action import ActionStatistics, action_statistics
-from tsanalyze.stats.autocorrelation import (
-    acf_fft,
-    block_means,
-    geyer_tau,
-    lag1,
-    residual_inflation,
-)
+from tsanalyze.stats.autocorrelation import block_means, lag1, residual_inflation
 from tsanalyze.stats.bootstrap import bootstrap_ci, optimal_block_length
 from tsanalyze.stats.dependence import MIN_N, Dependence, assess_dependence, in_unit
 from tsanalyze.stats.dependent_intervals import long_range_ci

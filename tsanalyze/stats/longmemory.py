@@ -1,15 +1,12 @@
-"""Slowly decaying dependence: the variance-time curve and a test for long memory.
+"""Slowly decaying dependence: a test for long memory, and the intervals it needs.
 
-Short-range dependence (AR-like, correlations decaying geometrically) averages out: the
-variance of the mean of b consecutive samples falls like 1/b once b is several times the
-correlation time, so means of long enough blocks are nearly independent. Under long-range
-dependence (correlations decaying like a power k^(2H - 2), Hurst exponent H > 1/2) it
-falls like b^(2H - 2) at every scale: no block length makes block means independent, and
-intervals built on them are too narrow by a factor that grows with the series.
-
-This module measures both: :func:`variance_time` (the variance of block means against the
-block length, the aggregated-variance plot) and :func:`long_memory` (a Whittle-likelihood
-test of long memory against a flexible short-memory alternative, and its Hurst exponent).
+Under long-range dependence (correlations decaying like a power k^(2H - 2), Hurst
+exponent H > 1/2) no block length makes block means independent (see
+:mod:`tsanalyze.stats.variance_time`). This module tests for it: :func:`long_memory` (a Whittle-likelihood test of long memory
+against a flexible short-memory alternative, and its Hurst exponent), and gives what an
+interval from block means needs under it (:func:`lrd_variance_factor`,
+:func:`batch_means_dof`). The variance of block means against the block length (the
+aggregated-variance plot) is :mod:`tsanalyze.stats.variance_time`.
 """
 
 from __future__ import annotations
@@ -17,7 +14,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import optimize
 from scipy.special import chdtrc, stdtrit
 
 from tsanalyze._result import Result, result
@@ -27,197 +23,12 @@ from tsanalyze.stats._numba import HAVE_NUMBA, jit
 
 __all__ = [
     "LongMemory",
-    "VarianceTime",
-    "aggregated_variance_fit",
     "batch_means_dof",
     "fgn_block_correlation",
     "long_memory",
     "lrd_variance_factor",
-    "short_memory_fit",
     "student_quantile",
-    "variance_curve",
-    "variance_time",
 ]
-
-
-@result
-class VarianceTime(Result):
-    """Variance of block means against block length (aggregated-variance curve).
-
-    Attributes
-    ----------
-    block_sizes : numpy.ndarray
-        Block lengths b (about sqrt(2) apart, each leaving at least ``min_blocks`` blocks).
-    variances : numpy.ndarray
-        Overlapping-batch-means estimate of var(mean of b consecutive samples).
-    ratios : numpy.ndarray
-        b var_b / var_1: the long-run variance factor seen at block length b. It levels off
-        (at the integrated autocorrelation time) under short-range dependence and keeps
-        growing like b^(2H - 1) under long-range dependence.
-    slope : float
-        2H - 2 of the fit below: -1 for independent samples.
-    hurst : float
-        Aggregated-variance estimate of the Hurst exponent (Taqqu et al. 1995) over all
-        block lengths, corrected for the centring: E var_b = c (b^(2H - 2) - n^(2H - 2)),
-        fitted by least squares on the log scale with weights n / b. Short-range
-        dependence that has not died out within the block lengths measured raises it
-        too: it is the memory the curve is consistent with, not a test.
-    long_memory_rss, short_memory_rss : float
-        Weighted residual sums of squares (log scale) of that power law and of a
-        short-memory curve, white noise plus AR(1): b var_b = c0 + c1 (tau - 2 rho
-        (1 - rho^b) / ((1 - rho)^2 b)), tau = (1 + rho) / (1 - rho), with the same
-        centring. Short memory fits clearly better when the curve levels off.
-    """
-
-    block_sizes: Float64Array
-    variances: Float64Array
-    ratios: Float64Array
-    slope: float
-    hurst: float
-    long_memory_rss: float = math.nan
-    short_memory_rss: float = math.nan
-
-
-#: above this many samples the overlapping windows are strided (see variance_time)
-_STRIDE_ABOVE = 50_000
-
-
-def _block_grid(n: int, min_blocks: int) -> np.ndarray:
-    top = n // min_blocks
-    if top < 1:
-        return np.zeros(0, dtype=np.int64)
-    j = np.arange(0, int(2 * math.log2(top)) + 2)
-    b = np.unique(np.round(2.0 ** (j / 2.0)).astype(np.int64))
-    return b[(b >= 1) & (b <= top)]
-
-
-def variance_time(x: ArrayLike, *, min_blocks: int = 8) -> VarianceTime:
-    """The variance of block means at block lengths 1, 2, 3, 4, 6, 8, 11, ... (aggregated
-    variance), by overlapping batch means.
-
-    Parameters
-    ----------
-    x : array_like
-        1-d series in time order (at least ``2 * min_blocks`` values).
-    min_blocks : int, default 8
-        Fewest non-overlapping blocks the largest block length must leave.
-
-    Returns
-    -------
-    VarianceTime
-
-    Notes
-    -----
-    With S the cumulative sum of the centred series, the mean of a window of b
-    consecutive samples is (S[t + b] - S[t]) / b; the mean square over all windows
-    estimates var(mean of b samples) (overlapping batch means, Meketon & Schmeiser 1984:
-    lower variance than non-overlapping blocks). Above 50,000 samples the windows start
-    every max(1, b // 4) samples, which keeps nearly all of that efficiency. One
-    cumulative sum serves every b: O(n) per block length, O(n log n) in all.
-    The estimate is biased low by about var(mean of n) (the centring), which matters only
-    under long memory; the Hurst fit accounts for it.
-
-    References
-    ----------
-    Meketon, M. S., Schmeiser, B. (1984). Overlapping batch means: something for nothing?
-    Proc. Winter Simulation Conference, 226-230.
-    Taqqu, M. S., Teverovsky, V., Willinger, W. (1995). Estimators for long-range
-    dependence: an empirical study. Fractals 3(4), 785-798, doi:10.1142/S0218348X95000692.
-    """
-    min_blocks = check_positive_int(min_blocks, "min_blocks", minimum=2)
-    a = as_series_array(x, "x", min_size=2 * min_blocks)
-    bs, var, ratios = variance_curve(a, min_blocks)
-    slope, hurst, rss_long = aggregated_variance_fit(bs, var, a.size)
-    rss_short = short_memory_fit(bs, var, a.size)
-    return VarianceTime(
-        block_sizes=bs,
-        variances=var,
-        ratios=ratios,
-        slope=slope,
-        hurst=hurst,
-        long_memory_rss=rss_long,
-        short_memory_rss=rss_short,
-    )
-
-
-def variance_curve(
-    a: Float64Array, min_blocks: int = 8
-) -> tuple[Float64Array, Float64Array, Float64Array]:
-    """(block lengths, variances, ratios) of :func:`variance_time` without its fits.
-
-    ``a`` is a checked series (float64, at least ``2 * min_blocks`` values); the fits are
-    :func:`aggregated_variance_fit` and :func:`short_memory_fit` of the curve, for callers
-    that need them only sometimes (each is a nonlinear least-squares fit).
-    """
-    n = a.size
-    bs = _block_grid(n, min_blocks)
-    d = a - a.mean()
-    cs = np.concatenate(([0.0], np.cumsum(d)))
-    var = np.empty(bs.size)
-    for i, b in enumerate(bs):
-        # long series: windows starting every max(1, b // 4) samples keep nearly all of
-        # the overlapping estimator's efficiency at a fraction of the cost
-        step = max(1, int(b) // 4) if n > _STRIDE_ABOVE else 1
-        w = cs[b::step] - cs[: cs.size - b : step]
-        var[i] = float(np.dot(w, w)) / (w.size * float(b) * float(b))
-    v1 = var[0] if var.size and var[0] > 0 else math.nan
-    ratios = bs * var / v1 if math.isfinite(v1) else np.full(bs.size, math.nan)
-    return bs.astype(np.float64), var, np.asarray(ratios, dtype=np.float64)
-
-
-def _ar_curve(b: Float64Array, rho: float) -> Float64Array:
-    """b var(mean of b) / var of a unit AR(1): tau - 2 rho (1 - rho^b) / ((1 - rho)^2 b)."""
-    one = 1.0 - rho
-    return np.asarray((1.0 + rho) / one - 2.0 * rho * (1.0 - rho**b) / (one * one * b))
-
-
-def short_memory_fit(b: Float64Array, var: Float64Array, n: int) -> float:
-    """Weighted RSS of E var_b = s(b) / b - s(n) / n, s = c0 + c1 AR(1) curve."""
-    ok = var > 0
-    if int(np.count_nonzero(ok)) < 4:
-        return math.nan
-    b, lv = b[ok], np.log(var[ok])
-    lv = lv - lv[0]  # relative to the first block size: the fit is the same at any scale
-    w = np.sqrt(n / b)
-    bn = np.append(b, float(n))
-
-    def resid(p: Float64Array) -> Float64Array:
-        rho = 1.0 / (1.0 + math.exp(-p[2]))
-        s = math.exp(p[0]) + math.exp(p[1]) * _ar_curve(bn, rho)
-        m = s[:-1] / b - s[-1] / n
-        return np.asarray(w * (lv - np.log(np.maximum(m, 1e-300))))
-
-    v0 = float(lv[0])
-    starts = ([v0 - 0.7, v0 - 0.7, 0.0], [v0 - 2.0, v0 - 1.0, 3.0], [v0 - 3.0, v0 - 3.0, 6.0])
-    best = math.inf
-    for p0 in starts:
-        fit = optimize.least_squares(resid, p0, bounds=([-50, -50, -8.0], [50, 50, 12.0]))
-        best = min(best, 2.0 * float(fit.cost))
-    return best
-
-
-def aggregated_variance_fit(
-    b: Float64Array, var: Float64Array, n: int
-) -> tuple[float, float, float]:
-    """(2H - 2, H, RSS) from E var_b = c (b^(2H - 2) - n^(2H - 2)), weighted least squares."""
-    ok = var > 0
-    if int(np.count_nonzero(ok)) < 2:
-        return math.nan, math.nan, math.nan
-    b, lv = b[ok], np.log(var[ok])
-    lv = lv - lv[0]  # relative to the first block size: the fit is the same at any scale
-    w = np.sqrt(n / b)
-    lb, ln = np.log(b), math.log(n)
-
-    def resid(p: Float64Array) -> Float64Array:
-        e = 2.0 * p[1] - 2.0
-        model = p[0] + np.log(np.maximum(np.exp(e * lb) - math.exp(e * ln), 1e-300))
-        return np.asarray(w * (lv - model))
-
-    fit = optimize.least_squares(
-        resid, [float(lv[0]), 0.6], bounds=([-np.inf, 0.01], [np.inf, 0.995])
-    )
-    h = float(fit.x[1])
-    return 2.0 * h - 2.0, h, 2.0 * float(fit.cost)
 
 
 @result

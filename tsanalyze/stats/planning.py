@@ -24,7 +24,7 @@ from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import ArrayLike, RNGType
 from tsanalyze._validation import as_series_array, check_confidence_level
 from tsanalyze.errors import InvalidArgumentError
-from tsanalyze.stats.autocorrelation import integrated_autocorrelation_time
+from tsanalyze.stats.acf import integrated_autocorrelation_time
 from tsanalyze.stats.estimators import EstimatorName, estimate
 
 __all__ = ["SamplePlan", "plan_samples"]
