@@ -27,6 +27,7 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from tsanalyze import _workers
 from tsanalyze.errors import InvalidArgumentError
 
 __all__ = [
@@ -60,9 +61,9 @@ def require_distributed() -> Any:
 #: ``MALLOC_TRIM_THRESHOLD_``, which turns off glibc's adaptive mmap threshold: every
 #: array of a few MB (a series' null simulations, a comparison's bootstrap) is then mapped
 #: and page-faulted afresh, about 1.5x the CPU time of the same work in a plain process
-#: (measured on the history engine). A fixed mmap threshold of 32 MiB gives the plain
-#: process's speed back (the report's workers do the same: ``_workers.hold_freed_memory``).
-WORKER_ENV = {"MALLOC_MMAP_THRESHOLD_": str(32 * 2**20)}
+#: (measured on the history engine). A fixed mmap threshold gives the plain process's
+#: speed back: the one the report's forked workers set (``_workers.hold_freed_memory``).
+WORKER_ENV = {"MALLOC_MMAP_THRESHOLD_": str(_workers.HEAP_ALLOC_BYTES)}
 
 
 def dask_client(scheduler: str | None = None, workers: int | None = None) -> tuple[Any, bool]:
