@@ -138,6 +138,11 @@ def test_error_path_or_glob_matching_nothing(tmp_path: Path) -> None:
     _err(str(tmp_path / "none*.parquet"), "none*.parquet", "matches no file")
     (tmp_path / "empty").mkdir()
     _err(tmp_path / "empty", "empty", "no .parquet")
+    # an empty list, or a glob that matches directories only: a pandas ValueError
+    # ("No objects to concatenate") before
+    _err([], "paths", "no run file given")
+    (tmp_path / "d1").mkdir()
+    _err(str(tmp_path / "d*"), "paths", "no run file given")
 
 
 def test_error_not_parquet(tmp_path: Path) -> None:

@@ -45,7 +45,8 @@ def expand_paths(paths: PathLike | Iterable[PathLike]) -> list[Path]:
     Raises
     ------
     InvalidRunError
-        When a path does not exist or a glob or directory matches nothing.
+        When a path does not exist, a glob or directory matches nothing, or no path is
+        given at all.
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
@@ -75,6 +76,8 @@ def expand_paths(paths: PathLike | Iterable[PathLike]) -> list[Path]:
         if key not in seen:
             seen.add(key)
             unique.append(f)
+    if not unique:  # an empty list (a glob of directories only gives none either)
+        raise InvalidRunError("paths: no run file given")
     return unique
 
 
