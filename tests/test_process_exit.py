@@ -111,3 +111,15 @@ def test_held_memory_is_reused_instead_of_faulted_in_again() -> None:
     # 50 rounds of 6.4 MB: ~40,000 page faults when each is mapped afresh
     assert plain_faults > 20_000
     assert int(held_faults) < plain_faults / 5
+
+
+def test_a_profiled_run_still_writes_its_profile(tmp_path: Path) -> None:
+    # cProfile dumps its data after the program returns: the fast exit would lose it
+    out = tmp_path / "run.prof"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "cProfile", "-o", str(out), "-m", "tsanalyze", "--version"],
+        capture_output=True, text=True, env=env, check=False, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert out.stat().st_size > 0

@@ -140,15 +140,17 @@ def exit_now(code: object) -> NoReturn:
 
     Tearing the interpreter down after a report frees every module and object one by one
     (scipy's, numba's compiled kernels, the analysis): 0.45 s of a 100-run report's 7.8 s,
-    for memory the system takes back at once (issue 24). So, when no other thread runs
-    and no child process is alive (a pool or a Dask cluster are shut down the usual
-    way), the ``atexit`` handlers run (logging, temporary directories, multiprocessing),
+    for memory the system takes back at once (issue 24). So, when no other thread runs,
+    no child process is alive (a pool or a Dask cluster are shut down the usual way) and
+    no profiler or tracer watches (``python -m cProfile -m tsanalyze`` writes its profile
+    after the run returns), the ``atexit`` handlers run (logging, temporary directories, multiprocessing),
     standard output and error are flushed, and the process exits. Files the commands
     write are closed by them before this (``with`` blocks), never left to finalizers.
     """
     mp = sys.modules.get("multiprocessing")
-    if threading.active_count() > 1 or (mp is not None and mp.active_children()):
-        raise SystemExit(code)
+    watched = sys.getprofile() is not None or sys.gettrace() is not None
+    if watched or threading.active_count() > 1 or (mp is not None and mp.active_children()):
+        raise SystemExit(code)  # a profiler or coverage writes its data after the run
     if code is None:
         status = 0
     elif isinstance(code, int):
