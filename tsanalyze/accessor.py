@@ -30,7 +30,10 @@ from typing import TYPE_CHECKING, Any, Concatenate, Generic, Literal, ParamSpec,
 import numpy as np
 import pandas as pd
 
-from tsanalyze._validation import real_numbers
+# the module, not its names: pandas' import can complete while tsanalyze._validation is
+# itself still importing pandas (``import tsanalyze._validation`` first), and the hook
+# then registers this accessor from inside that import
+from tsanalyze import _validation
 from tsanalyze.errors import InvalidArgumentError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -87,7 +90,7 @@ def _to_frame(result: Any) -> pd.DataFrame:
 
 def _series_values(s: pd.Series) -> np.ndarray:
     """The values of a Series as float64 (missing values become NaN for the function to reject)."""
-    return np.asarray(real_numbers(s, "series"), dtype=np.float64)
+    return np.asarray(_validation.real_numbers(s, "series"), dtype=np.float64)
 
 
 def _by_iv(df: pd.DataFrame, by: By, column: str | None) -> list[str]:
