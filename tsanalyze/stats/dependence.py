@@ -87,6 +87,9 @@ LONG_MEMORY_BLOCKS = 16
 #: below this p-value (but not LONG_MEMORY_ALPHA) the test declares long memory only when
 #: the variance-time curve agrees (aggregated-variance H > PLAUSIBLE_HURST, lag-1 > 0)
 LONG_MEMORY_ALLOW_ALPHA = 0.05
+#: a fitted memory parameter at least this large (with a positive lag 1) is allowed for
+#: in the interval (an info finding) when the test does not declare long memory
+LONG_MEMORY_HINT_D = 0.1
 #: fewest effective samples (n / long-run variance factor) for an honest interval
 MIN_EFFECTIVE_N = 20.0
 #: above this many samples Geyer's integrated time is not computed (see the code)
@@ -148,10 +151,11 @@ class Dependence(Result):
     mean_sojourn : float
         Mean length of the stretches spent on one side of the main antimode (NaN when
         unimodal).
-    hurst_source : {"none", "whittle", "variance-time"}
-        Where ``hurst`` comes from: the long-memory test (1000 samples or more), or,
-        below, the aggregated-variance curve, allowed for because long memory cannot be
-        ruled out.
+    hurst_source : {"none", "whittle", "whittle-allowed", "variance-time"}
+        Where ``hurst`` comes from: the long-memory test (1000 samples or more), declared;
+        the same fit's memory parameter d >= 0.1, allowed for though the test does not
+        show it; or, below 1000 samples, the aggregated-variance curve, allowed for
+        because long memory cannot be ruled out.
     regimes : Regimes or None
         The regime-switching check (:func:`~tsanalyze.stats.regimes.regimes`), whose levels
         the ``regime-switching`` finding quotes; None when dependence was not measured.
@@ -496,7 +500,7 @@ def _assess(
     reg: Regimes = regimes(a)
     var_x = float(np.var(a, ddof=1))
 
-    lrd = plausible = False
+    lrd = plausible = hinted = False
     h_lrd = 0.5
     if lm is not None and lm.pvalue < LONG_MEMORY_ALPHA and lm.d >= LONG_MEMORY_MIN_D:
         lrd, h_lrd = True, lm.hurst
@@ -523,6 +527,13 @@ def _assess(
             weak = lm.pvalue < LONG_MEMORY_ALLOW_ALPHA and lm.d >= LONG_MEMORY_MIN_D
             if weak and vt.hurst > PLAUSIBLE_HURST and positive:
                 lrd, h_lrd = True, lm.hurst
+            elif lm.d >= LONG_MEMORY_HINT_D and positive:
+                # ... and a memory parameter the test cannot show is allowed for, not
+                # declared: weak long memory (ARFIMA d = 0.1-0.2) passed the test and the
+                # subsession rule (block-mean lag 1 ~0.15-0.3 at every block length) and
+                # got quiet intervals covering 58-79%
+                lrd = plausible = hinted = True
+                h_lrd = lm.hurst
         elif vt.hurst > PLAUSIBLE_HURST and positive and not srd_better():
             lrd = plausible = True
             h_lrd = vt.hurst
@@ -568,7 +579,11 @@ def _assess(
         block_lags=_block_lags(means),
         modes=reg.n_modes,
         mean_sojourn=reg.mean_sojourn,
-        hurst_source=("variance-time" if plausible else "whittle") if lrd else "none",
+        hurst_source=(
+            ("whittle-allowed" if hinted else "variance-time" if plausible else "whittle")
+            if lrd
+            else "none"
+        ),
         regimes=reg,
     )
     return dataclasses.replace(dep, findings=tuple(found + _findings(dep, reg)))
@@ -639,6 +654,18 @@ def _findings(dep: Dependence, reg: Regimes) -> list[Finding]:
                 "can be trusted"
             )
         out.append(Finding("long-range-dependence", msg, "serious"))
+    elif lrd and dep.supports_interval and dep.hurst_source == "whittle-allowed":
+        out.append(
+            Finding(
+                "long-memory-allowed",
+                f"the long-memory fit finds a memory parameter d = {dep.hurst - 0.5:.2f} "
+                f"(Hurst exponent {dep.hurst:.2f}) that its test does not show (p = "
+                f"{dep.long_memory_pvalue:.2g}); weak long memory cannot be told from "
+                "short-range dependence here, so the interval allows for it "
+                f"(~{dep.effective_sample_size:.0f} effective samples of {n})",
+                "info",
+            )
+        )
     elif lrd and dep.supports_interval:
         out.append(
             Finding(
@@ -655,10 +682,14 @@ def _findings(dep: Dependence, reg: Regimes) -> list[Finding]:
         out.append(_regime_finding(reg, None))
     if not dep.supports_interval and not (lrd and dep.hurst_source == "whittle"):
         if lrd:
+            slow = (
+                "the long-memory fit finds slowly decaying correlations"
+                if dep.hurst_source == "whittle-allowed"
+                else "the variance of block means falls slowly with block length"
+            )
             why = (
-                f"the variance of block means falls slowly with block length (Hurst "
-                f"exponent ~{dep.hurst:.2f}), as if only ~{n ** (2 - 2 * dep.hurst):.0f} "
-                "samples were independent"
+                f"{slow} (Hurst exponent ~{dep.hurst:.2f}), as if only "
+                f"~{n ** (2 - 2 * dep.hurst):.0f} samples were independent"
             )
         elif dep.subsession_size is None:
             why = (
