@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from scipy import signal, stats
 
-from tsanalyze.datasets_dependent import arfima, markov_modes, simulate_dependent
+from tsanalyze.datasets_dependent import arfima, fgn, markov_modes, simulate_dependent
 from tsanalyze.stats.dependence import assess_dependence
 from tsanalyze.stats.estimators import estimate
 
@@ -119,6 +119,18 @@ def test_weak_long_memory_arfima_01_n2000() -> None:
 
 
 @pytest.mark.slow
+def test_long_range_fgn_h08_n800_is_allowed_for() -> None:
+    # below 1000 samples the long-memory test is not run (too little power), but from 500
+    # on the fit's memory parameter is allowed for when d >= 0.1: quiet wrong intervals
+    # 14-15% of all series before, about 6% now (the quiet ones still cover only ~84%:
+    # the methods page says so)
+    x = 1000.0 * (1.0 + 0.01 * fgn(800, 0.8, size=150, rng=1))
+    res = _run(x, dict.fromkeys(LOCATIONS, 1000.0))
+    for est in LOCATIONS:
+        assert float(np.mean(res["quiet"] & ~res[est])) <= 0.09, est
+
+
+@pytest.mark.slow
 def test_three_scale_ar_sum_n2000() -> None:
     sim = simulate_dependent(2000, "ar-sum", phis=(0.6, 0.96, 0.996), size=200, rng=21)
     t = sim.truth
@@ -191,7 +203,8 @@ def test_plain_ar1_05_stays_quiet() -> None:
     # lengths sometimes passes for long memory, and the series is then refused as too
     # short for it: 88-92% quiet measured, so >= 85% is asserted
     rng = np.random.default_rng(28)
-    for n, reps, least in ((2000, 100, 0.9), (200, 200, 0.85)):
+    # (n = 500: the long-memory fit's d is allowed for from 500 samples; 99% measured)
+    for n, reps, least in ((2000, 100, 0.9), (500, 100, 0.9), (200, 200, 0.85)):
         x = _ar1(n, 0.5, reps, rng)
         quiet = np.array([not assess_dependence(row).serious for row in x])
         assert quiet.mean() >= least, (n, quiet.mean())

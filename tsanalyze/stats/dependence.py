@@ -68,6 +68,9 @@ DependenceKind = Literal[
 MIN_N = 20
 #: fewest samples for the long-memory test (below, its power is too low)
 MIN_N_LONG_MEMORY = 1000
+#: fewest samples for which the long-memory fit is made (its memory parameter is allowed
+#: for, never declared, below MIN_N_LONG_MEMORY)
+MIN_N_MEMORY_FIT = 500
 #: when the test does not show long memory, an aggregated-variance Hurst exponent above
 #: this makes the interval allow for it
 PLAUSIBLE_HURST = 0.6
@@ -496,14 +499,15 @@ def _assess(
     lo = vt.ratios[np.searchsorted(vt.block_sizes, vt.block_sizes[-1] / 16.0)]
     growth = top / float(lo) if lo > 0 else math.nan
     corr_time = max(tau, top, 1.0)
-    lm: LongMemory | None = long_memory(a) if n >= MIN_N_LONG_MEMORY else None
+    lm: LongMemory | None = long_memory(a) if n >= MIN_N_MEMORY_FIT else None
+    tested = lm if n >= MIN_N_LONG_MEMORY else None
     reg: Regimes = regimes(a)
     var_x = float(np.var(a, ddof=1))
 
     lrd = plausible = hinted = False
     h_lrd = 0.5
-    if lm is not None and lm.pvalue < LONG_MEMORY_ALPHA and lm.d >= LONG_MEMORY_MIN_D:
-        lrd, h_lrd = True, lm.hurst
+    if tested is not None and tested.pvalue < LONG_MEMORY_ALPHA and tested.d >= LONG_MEMORY_MIN_D:
+        lrd, h_lrd = True, tested.hurst
     else:
         # not shown by the test (or too short to test): allow for the memory the
         # variance-time curve is consistent with, unless a short-memory curve fits it
@@ -523,20 +527,24 @@ def _assess(
         # test's weaker evidence (p < 5%) with a curve that agrees declares long memory
         # too (with the test's exponent): such fGn series missed 3 times in 4 as
         # short-range
-        if lm is not None:
-            weak = lm.pvalue < LONG_MEMORY_ALLOW_ALPHA and lm.d >= LONG_MEMORY_MIN_D
-            if weak and vt.hurst > PLAUSIBLE_HURST and positive:
-                lrd, h_lrd = True, lm.hurst
-            elif lm.d >= LONG_MEMORY_HINT_D and positive:
-                # ... and a memory parameter the test cannot show is allowed for, not
-                # declared: weak long memory (ARFIMA d = 0.1-0.2) passed the test and the
-                # subsession rule (block-mean lag 1 ~0.15-0.3 at every block length) and
-                # got quiet intervals covering 58-79%
-                lrd = plausible = hinted = True
-                h_lrd = lm.hurst
-        elif vt.hurst > PLAUSIBLE_HURST and positive and not srd_better():
+        if (
+            tested is not None
+            and tested.pvalue < LONG_MEMORY_ALLOW_ALPHA
+            and tested.d >= LONG_MEMORY_MIN_D
+            and vt.hurst > PLAUSIBLE_HURST
+            and positive
+        ):
+            lrd, h_lrd = True, tested.hurst
+        elif tested is None and vt.hurst > PLAUSIBLE_HURST and positive and not srd_better():
             lrd = plausible = True
             h_lrd = vt.hurst
+        elif lm is not None and lm.d >= LONG_MEMORY_HINT_D and positive:
+            # ... and a memory parameter the test cannot show (or, below 1000 samples,
+            # is not asked to) is allowed for, not declared: weak long memory (ARFIMA
+            # d = 0.1-0.2) passed the test and the subsession rule (block-mean lag 1
+            # ~0.15-0.3 at every block length) and got quiet intervals covering 58-79%
+            lrd = plausible = hinted = True
+            h_lrd = lm.hurst
     supports = True
     if lrd:
         kind: DependenceKind = "too-short" if plausible else "long-range"
