@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy import signal
 
 from tsanalyze.datasets_dependent import fgn
 from tsanalyze.stats import longmemory as lm
@@ -82,8 +83,29 @@ def test_pooled_periodogram_keeps_the_total_and_the_low_frequencies() -> None:
     assert np.sum(per * count) == pytest.approx(raw.sum(), rel=1e-10)
     assert per[:64] == pytest.approx(raw[:64], rel=1e-12)
     assert lam[0] == pytest.approx(2 * math.pi / x.size)
-    # long series are block-averaged first
-    assert _pooled_periodogram(np.random.default_rng(8).normal(size=40_000))[3] == 5
+    # beyond 131,072 samples every agg-th sample is taken
+    y = np.random.default_rng(8).normal(size=300_000)
+    lam2, per2, _, agg2 = _pooled_periodogram(y)
+    assert agg2 == 3
+    thin = y[::3] - y[::3].mean()
+    raw2 = np.abs(np.fft.rfft(thin)[1 : (thin.size - 1) // 2 + 1]) ** 2 / np.dot(thin, thin)
+    assert per2[:64] == pytest.approx(raw2[:64], rel=1e-12)
+    assert lam2[0] == pytest.approx(2 * math.pi / thin.size)
+
+
+def test_long_series_keep_the_test_honest_and_powerful() -> None:
+    # thinning keeps an AR(1) an AR(1) (phi^3 here): block means made it an ARMA(1, 1)
+    # and every AR(1) with phi = 0.9 beyond the limit (then 8,192) was declared long
+    # memory; long memory keeps its exponent and is still found
+    rng = np.random.default_rng(9)
+    n = 300_000
+    z = rng.standard_normal((6, n + 2000))
+    ar = signal.lfilter([1.0], [1.0, -0.9], z, axis=1)[:, 2000:]
+    assert all(long_memory(x).pvalue > 0.01 for x in ar)
+    for h in (0.6, 0.8):
+        res = [long_memory(x) for x in fgn(n, h, size=3, rng=10)]
+        assert all(r.aggregation == 3 and r.pvalue < 0.01 for r in res)
+        assert float(np.median([r.hurst for r in res])) == pytest.approx(h, abs=0.05)
 
 
 def test_fgn_block_means_algebra_against_simulation() -> None:
