@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 import pytest
-from scipy import signal
+from scipy import signal, stats
 
 import tsanalyze
 from tsanalyze.datasets_dependent import fgn, simulate_dependent
@@ -201,3 +202,37 @@ def test_unknown_unit_is_refused() -> None:
         assess_dependence(_two_levels(), unit="fortnights")
     with pytest.raises(InvalidArgumentError, match="fortnights"):
         estimate(_two_levels(), "median", unit="fortnights")
+
+
+def test_variance_at_large_scales_that_lag_1_misses_carries_the_interval() -> None:
+    # white noise plus a slow cycle (period 500, 0.15 sd): lag 1 ~0.07, so blocks of one
+    # sample look independent, but means of 250 samples vary with the cycle
+    rng = np.random.default_rng(5)
+    t = np.arange(2000)
+    x = 1000.0 + 10.0 * (rng.standard_normal(t.size) + 0.15 * math.sqrt(2) * np.sin(2 * np.pi * t / 500))
+    dep = assess_dependence(x)
+    assert dep.subsession_size == 1 and dep.large_scale and not dep.serious
+    assert dep.block_size > 100 and dep.n_blocks >= 8
+    assert "large-scale-variance" in [f.code for f in dep.findings]
+    # the variance of the mean it implies is that of the chosen blocks' means (k - 1 dof)
+    means = x[: dep.n_blocks * dep.block_size].reshape(dep.n_blocks, -1).mean(axis=1)
+    assert dep.critical_value(0.95) == pytest.approx(float(stats.t.ppf(0.975, dep.n_blocks - 1)))
+    assert dep.long_run_sd**2 / x.size >= np.var(means, ddof=1) / dep.n_blocks * 0.999
+    short = dataclasses.replace(dep, block_size=1, n_blocks=x.size)
+    for est in ("median", "mean", "trimmed_mean"):
+        wide = estimate(x, est, dependence=dep, rng=1)
+        narrow = estimate(x, est, dependence=short, rng=1)
+        assert wide.method.endswith("-large-scale")
+        # never narrower than the short blocks' interval, and here much wider
+        assert wide.ci_low <= narrow.ci_low and wide.ci_high >= narrow.ci_high
+        assert wide.ci_high - wide.ci_low > 1.5 * (narrow.ci_high - narrow.ci_low)
+
+
+def test_large_scale_rule_leaves_plain_series_alone() -> None:
+    # i.i.d., heavy-tailed and AR(1) series: the longest blocks vary as the short ones
+    # imply, so the rule does not fire (2 of 1000 i.i.d. series of 2000 in development)
+    rng = np.random.default_rng(6)
+    rows = [1000 + 10 * rng.standard_normal(2000) for _ in range(30)]
+    rows += [1000 + 3 * rng.standard_t(3, 2000) for _ in range(30)]
+    rows += list(_ar1(2000, 0.7, 7, size=30) * 10 + 1000)
+    assert sum(assess_dependence(r).large_scale for r in rows) <= 1

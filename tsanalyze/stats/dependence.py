@@ -98,6 +98,12 @@ LONG_MEMORY_HINT_D = 0.1
 #: d >= 0.1 and 500 samples or more, about 2 or more; on real JMH series whose curve
 #: fell below 1, the fit's d alone had widened intervals 1.5-1.7 times)
 LONG_MEMORY_HINT_RATIO = 1.5
+#: the variance-time ratio at the curve's longest block (n / 8 or so) above this many
+#: times the chosen blocks' variance inflation makes that block carry the interval. The
+#: ratio of i.i.d. samples is about chi-square with 15 degrees of freedom over 15 there
+#: (overlapping batch means of 11 blocks), 2.5 its 99.9% point; real JMH series whose
+#: samples looked independent reached 2.5-3.5
+LARGE_SCALE_RATIO = 2.5
 #: fewest effective samples (n / long-run variance factor) for an honest interval
 MIN_EFFECTIVE_N = 20.0
 #: above this many samples Geyer's integrated time is not computed (see the code)
@@ -212,6 +218,17 @@ class Dependence(Result):
         if self.hurst > 0.5:
             return student_quantile(batch_means_dof(self.n_blocks, self.hurst), cl)
         return student_quantile(self.n_blocks - 1, cl)
+
+    @property
+    def large_scale(self) -> bool:
+        """True when short-range blocks looked independent but the variance-time curve's
+        longest block showed more variance: those blocks carry the intervals."""
+        return (
+            self.hurst <= 0.5
+            and self.supports_interval
+            and self.subsession_size is not None
+            and self.block_size > self.subsession_size
+        )
 
     @property
     def degrees_of_freedom(self) -> float:
@@ -570,6 +587,20 @@ def _assess(
     if reg.switching:
         kind = "regime-switching"
     vmean, means = _variance_of_mean(a, b, hurst)
+    # the subsession rule looks at lag 1 of block means only: variance at larger scales
+    # that lag 1 does not show (a slow wander, a cycle longer than the blocks) is seen by
+    # the variance-time curve; where its longest block's ratio exceeds what the chosen
+    # blocks imply by more than its noise allows, the longest block carries the interval
+    if not lrd and supports and var_x > 0 and vt.block_sizes.size:
+        b_top = int(vt.block_sizes[-1])
+        if b_top > b and top > LARGE_SCALE_RATIO * n * vmean / var_x:
+            v_top, means_top = _variance_of_mean(a, b_top, hurst)
+            # ... never a narrower interval (the curve's ratio is of overlapping blocks,
+            # the interval's of the non-overlapping ones)
+            if v_top > vmean:
+                b, vmean, means = b_top, v_top, means_top
+                if kind == "independent":
+                    kind = "short-range"
     if not supports:
         vmean = math.inf
     infl = n * vmean / var_x if var_x > 0 else math.nan
@@ -723,6 +754,19 @@ def _findings(dep: Dependence, reg: Regimes) -> list[Finding]:
                 "show the uncertainty of its mean; no honest interval can be given "
                 "(collect a longer series, or several runs)",
                 "serious",
+            )
+        )
+    elif dep.large_scale:
+        out.append(
+            Finding(
+                "large-scale-variance",
+                f"lag-1 autocorrelation is {dep.lag1:.2f} and blocks of "
+                f"{dep.subsession_size} samples look independent, but means of "
+                f"{dep.block_size} samples vary more than those blocks imply (a slow "
+                "wander or a cycle longer than the blocks): means of "
+                f"{dep.n_blocks} blocks of {dep.block_size} samples carry the interval "
+                f"(~{dep.effective_sample_size:.0f} effective samples of {n})",
+                "info",
             )
         )
     elif dep.supports_interval and not lrd and dep.block_size > 1:

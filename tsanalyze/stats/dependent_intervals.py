@@ -95,10 +95,16 @@ def long_range_ci(
         neff = 1.0 / (4.0 * v) * (z / q) ** 2 if v > 0 else float(n)
         neff = max(1.0, min(float(n), neff))
         ci = quantile_ci(a, 0.5, confidence_level=confidence_level, effective_sample_size=neff)
-        return ci.ci_low, ci.ci_high, "order-statistic-long-range", neff
+        return ci.ci_low, ci.ci_high, f"order-statistic-{_scale(dependence)}", neff
     y = a if estimator == "mean" else _winsorised(a, trim) / (1.0 - 2.0 * trim)
     v = long_run_variance(y, dependence) / n
     half = q * math.sqrt(v)
     var_x = float(np.var(a, ddof=1))
     neff = var_x / v if v > 0 else float(n)
-    return est - half, est + half, "batch-means-long-range", neff
+    return est - half, est + half, f"batch-means-{_scale(dependence)}", neff
+
+
+def _scale(dependence: Dependence) -> str:
+    """Which dependence the blocks answer: long memory, or variance at large scales that
+    short-range blocks missed (:attr:`~tsanalyze.stats.dependence.Dependence.large_scale`)."""
+    return "long-range" if dependence.hurst > 0.5 else "large-scale"

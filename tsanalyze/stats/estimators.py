@@ -21,6 +21,7 @@ the median, mean and trimmed mean are widened by half a tick on each side
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from collections.abc import Callable
@@ -166,6 +167,10 @@ METHODS: dict[str, str] = {
     "to the whole series with the Hurst exponent (long-range dependence)",
     "order-statistic-long-range": "order-statistic CI with the effective n of 1{x <= median} "
     "under long-range dependence (block means extrapolated with the Hurst exponent)",
+    "batch-means-large-scale": "t interval on the means of the variance-time curve's longest "
+    "blocks (about 8), whose variance exceeded what short blocks implied",
+    "order-statistic-large-scale": "order-statistic CI with the effective n of 1{x <= median} "
+    "from the variance-time curve's longest blocks",
 }
 
 #: estimators whose interval the dependence assessment can widen or refuse (issue 20)
@@ -177,6 +182,8 @@ _NOT_FORCEABLE = (
     "unbounded",
     "batch-means-long-range",
     "order-statistic-long-range",
+    "batch-means-large-scale",
+    "order-statistic-large-scale",
 )
 
 #: above this many samples the bootstrap resamples this many (m-out-of-n, rescaled)
@@ -382,6 +389,11 @@ def estimate(
       tested (a serious finding when found); below, where it cannot be told from
       short-range dependence, the interval allows for the memory the variance-time curve
       shows (an info finding);
+    - *a large-scale interval* (methods ``"batch-means-large-scale"`` and
+      ``"order-statistic-large-scale"``, the same function with H = 1/2) when short
+      blocks look independent but the means of the variance-time curve's longest blocks
+      vary more than 2.5 times as much as those blocks imply (a slow wander, a long cycle;
+      an info finding ``large-scale-variance``);
     - otherwise the intervals below. Regime switching adds a serious finding.
 
     *Median*: distribution-free order-statistic interval, exactly benchstat's for
@@ -541,6 +553,19 @@ def estimate(
         if dep.hurst > 0.5:
             lo, hi, used, neff = long_range_ci(a, estimator, est, dep, cl, float(trim))
             return result(lo, hi, used, effective_sample_size=neff)
+        if dep.large_scale:
+            # the longest blocks' interval, never narrower than the short blocks' one
+            lo, hi, used, neff = long_range_ci(a, estimator, est, dep, cl, float(trim))
+            assert dep.subsession_size is not None  # large_scale says so
+            short = estimate(
+                a, estimator, confidence_level=cl, rng=rng, trim=trim, threshold=threshold,
+                n_resamples=n_resamples, block_length=block_length, tick=tick,
+                dependence=dataclasses.replace(
+                    dep, block_size=dep.subsession_size, n_blocks=n // dep.subsession_size
+                ),
+            )  # fmt: skip
+            lo, hi = min(lo, short.ci_low), max(hi, short.ci_high)
+            return result(lo, hi, used, effective_sample_size=min(neff, short.effective_sample_size))
 
     chosen = method
     if method == "auto":
