@@ -200,7 +200,7 @@ def analyze(
         if progress is not None:
             progress(done[0], done[1])
 
-    runner = _runner(engine, workers, n_samples, client, scheduler, jobs)
+    runner = _runner(engine, workers, n_samples, len(job_list), client, scheduler, jobs)
     try:
         pairs = runner.map(
             run_series_kept if source is None else run_read_series_kept, job_list, tick
@@ -246,12 +246,12 @@ def analyze(
 
 
 def _runner(
-    engine: str, workers: int, n_samples: int, client: Any, scheduler: str | None,
-    jobs: int | None,
+    engine: str, workers: int, n_samples: int, n_series: int, client: Any,
+    scheduler: str | None, jobs: int | None,
 ) -> Any:  # fmt: skip
     """The runner of ``engine``: the local pool, or a Dask cluster (:mod:`.dask_engine`)."""
     if engine == "local":
-        return Runner(workers, n_samples)
+        return Runner(workers, n_samples, n_series)
     if engine != "dask":
         raise InvalidArgumentError(f"engine: expected 'local' or 'dask', got {engine!r}")
     from tsanalyze.analysis.runset.dask_engine import DaskRunner
