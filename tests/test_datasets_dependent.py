@@ -12,6 +12,8 @@ from scipy import stats
 from tsanalyze.datasets_dependent import (
     ar1_sum,
     ar1_sum_autocovariance,
+    arfima,
+    arfima_autocovariance,
     fgn,
     fgn_autocovariance,
     markov_modes,
@@ -53,6 +55,40 @@ def test_fgn_variance_of_the_sum_and_marginal() -> None:
     w = fgn(5000, 0.5, rng=3)
     assert abs(np.corrcoef(w[:-1], w[1:])[0, 1]) < 4 / math.sqrt(5000)
     assert stats.kstest(w, "norm").pvalue > 0.01
+
+
+def test_arfima_autocovariance_against_the_gamma_form() -> None:
+    # the recursion against Hosking's closed form with scipy's log-gamma
+    from scipy.special import gammaln
+
+    for d in (0.1, 0.3, 0.45):
+        k = np.arange(1, 400)
+        ref = np.exp(gammaln(k + d) + gammaln(1 - d) - gammaln(k - d + 1) - gammaln(d))
+        assert arfima_autocovariance(k, d) == pytest.approx(ref, rel=1e-9)
+        assert arfima_autocovariance([0, -1, 1], d) == pytest.approx([1, d / (1 - d), d / (1 - d)])
+    assert arfima_autocovariance([0, 3], 0.0) == pytest.approx([1.0, 0.0])
+
+
+@pytest.mark.parametrize("d", [0.1, 0.3, 0.45])
+def test_arfima_is_exact_in_covariance(d: float) -> None:
+    n, reps = 12, 20_000
+    x = arfima(n, d, size=reps, rng=7)
+    emp = x.T @ x / reps
+    lag = np.abs(np.subtract.outer(np.arange(n), np.arange(n)))
+    assert np.max(np.abs(emp - arfima_autocovariance(lag, d))) < 0.045
+
+
+def test_arfima_variance_of_the_sum() -> None:
+    # var(sum of n) is the double sum of the autocovariance (~ n^(2d + 1))
+    n, reps, d = 1000, 3000, 0.2
+    x = arfima(n, d, size=reps, rng=8)
+    rho = arfima_autocovariance(np.arange(n), d)
+    var_sum = n + 2.0 * float(np.sum((n - np.arange(1, n)) * rho[1:]))
+    z = x.sum(axis=1) / math.sqrt(var_sum)
+    assert abs(z.var() - 1.0) < 4 * math.sqrt(2 / reps)
+    assert arfima(1, 0.2, rng=1).shape == (1,)
+    with pytest.raises(ValueError, match="d: must be in"):
+        arfima(10, 0.5)
 
 
 def test_ar1_sum_autocovariance_and_spectrum() -> None:

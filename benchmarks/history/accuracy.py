@@ -33,7 +33,7 @@ N_COMMITS = 150
 N_BENCH = 20
 
 
-def one_history(rng: np.random.Generator, samples: int) -> tuple:  # type: ignore[type-arg]
+def one_history(rng: np.random.Generator, samples: int, **noise: float) -> tuple:  # type: ignore[type-arg]
     names = [f"b{i:02d}" for i in range(N_BENCH)]
     steps = {}
     changes = []
@@ -45,7 +45,7 @@ def one_history(rng: np.random.Generator, samples: int) -> tuple:  # type: ignor
     spikes = [(b, int(rng.integers(5, N_COMMITS - 5)), float(rng.choice([1.3, 0.7])))
               for b in rng.choice(names, 3, replace=False)]  # fmt: skip
     df = simulate_history(
-        N_COMMITS, names, changes=changes, spikes=spikes, samples=samples, rng=rng
+        N_COMMITS, names, changes=changes, spikes=spikes, samples=samples, rng=rng, **noise
     )
     sizes = {c.benchmark: abs(float(np.log(c.ratio))) for c in changes}
     return df, steps, spikes, sizes
@@ -116,7 +116,12 @@ def main() -> None:
     ap.add_argument("--samples", type=int, nargs="+", default=[10, 1])
     ap.add_argument("--seed", type=int, default=2025)
     ap.add_argument("--fdr", type=float, default=0.05, help="tsanalyze.history's fdr")
+    # other readings of "~2% run-to-run noise that wanders" (defaults: the simulator's)
+    ap.add_argument("--sd-wander", type=float, default=0.015)
+    ap.add_argument("--phi", type=float, default=0.7)
+    ap.add_argument("--sd-run", type=float, default=0.013)
     args = ap.parse_args()
+    noise = {"sd_wander": args.sd_wander, "phi": args.phi, "sd_run": args.sd_run}
     print(
         "| samples | method | recall | precision | false/stationary | spikes as changes | median set |"
     )
@@ -129,7 +134,7 @@ def main() -> None:
         n_steps = n_stat = 0
         t0 = time.perf_counter()
         for _ in range(args.histories):
-            df, steps, spikes, sizes = one_history(rng, samples)
+            df, steps, spikes, sizes = one_history(rng, samples, **noise)
             h = tsanalyze.history(df, seed=rng, fdr=args.fdr)
             f, r, tp, fp, sp, st = score_ours(h, steps, spikes, 0, sizes, by_size)
             tot["ours"] += [f, r, tp, fp, sp]

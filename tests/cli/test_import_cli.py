@@ -140,6 +140,11 @@ def test_criterion_baseline_option(tmp_path: Path) -> None:
         ("a.parquet", ["x.json"], ["a.parquet"]),
         ("d", ["x.json", "y.txt"], ["d/x.parquet", "d/y.parquet"]),
         ("d", ["p/x.json", "q/x.json"], ["d/x.parquet", "d/x_2.parquet"]),
+        # only data extensions go: asv's file names carry the environment's version
+        ("d", ["r/0010721e-conda-py3.10.json", "r/0010721e-conda-py3.8.json"],
+         ["d/0010721e-conda-py3.10.parquet", "d/0010721e-conda-py3.8.parquet"]),
+        ("d", ["bench.json.gz", "crcOldNew.stdout", ".json", "v1.2"],
+         ["d/bench.parquet", "d/crcOldNew.parquet", "d/.json.parquet", "d/v1.2.parquet"]),
     ],
 )
 def test_output_paths(output: str, sources: list[str], names: list[str]) -> None:

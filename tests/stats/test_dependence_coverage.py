@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from scipy import signal, stats
 
-from tsanalyze.datasets_dependent import markov_modes, simulate_dependent
+from tsanalyze.datasets_dependent import arfima, fgn, markov_modes, simulate_dependent
 from tsanalyze.stats.dependence import assess_dependence
 from tsanalyze.stats.estimators import estimate
 
@@ -85,6 +85,49 @@ def test_long_range_fgn_h08_n2000() -> None:
     assert res["quiet"].mean() <= 0.05
     for est in LOCATIONS:
         assert res[est].mean() >= 0.88, est
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("d", "seed"), [(0.2, 31), (0.3, 32)])
+def test_long_range_arfima_n2000(d: float, seed: int) -> None:
+    # long memory of another shape than fGn (ARFIMA(0, d, 0), H = d + 1/2: weaker short
+    # lags). Quiet series are those the long-memory test misses; their fitted memory
+    # parameter is allowed for when it is at least 0.1. Quiet wrong intervals: 2-6.5% of
+    # all series before, 1-4.5% now (the quiet ones cover 74-83%, the binomial test
+    # of 90% is not passed at d = 0.2 for the mean: long memory of this strength cannot
+    # always be told from short memory at 2000 samples)
+    x = 1000.0 * (1.0 + 0.01 * arfima(2000, d, size=200, rng=seed))
+    res = _run(x, dict.fromkeys(LOCATIONS, 1000.0))
+    assert res["quiet"].mean() <= 0.25
+    for est in LOCATIONS:
+        assert float(np.mean(res["quiet"] & ~res[est])) <= 0.05, est
+        assert res[est].mean() >= 0.9, est
+
+
+@pytest.mark.slow
+def test_weak_long_memory_arfima_01_n2000() -> None:
+    # d = 0.1 (H = 0.6): block means keep a lag-1 correlation of ~0.15 at every length,
+    # which the subsession rule accepts, and the test has little power. A gap that stays
+    # (methods page): 82% of series are quiet and their intervals cover 80-87% (67-78%
+    # before the fitted d was allowed for); over all series 84-90% (73-82% before)
+    x = 1000.0 * (1.0 + 0.01 * arfima(2000, 0.1, size=200, rng=30))
+    res = _run(x, dict.fromkeys(LOCATIONS, 1000.0))
+    for est in LOCATIONS:
+        assert res[est].mean() >= 0.8, est
+        assert float(np.mean(res["quiet"] & ~res[est])) <= 0.17, est
+    assert float(np.mean(res["quiet"] & ~res["median"])) <= 0.12
+
+
+@pytest.mark.slow
+def test_long_range_fgn_h08_n800_is_allowed_for() -> None:
+    # below 1000 samples the long-memory test is not run (too little power), but from 500
+    # on the fit's memory parameter is allowed for when d >= 0.1: quiet wrong intervals
+    # 14-15% of all series before, about 6% now (the quiet ones still cover only ~84%:
+    # the methods page says so)
+    x = 1000.0 * (1.0 + 0.01 * fgn(800, 0.8, size=150, rng=1))
+    res = _run(x, dict.fromkeys(LOCATIONS, 1000.0))
+    for est in LOCATIONS:
+        assert float(np.mean(res["quiet"] & ~res[est])) <= 0.09, est
 
 
 @pytest.mark.slow
@@ -160,7 +203,8 @@ def test_plain_ar1_05_stays_quiet() -> None:
     # lengths sometimes passes for long memory, and the series is then refused as too
     # short for it: 88-92% quiet measured, so >= 85% is asserted
     rng = np.random.default_rng(28)
-    for n, reps, least in ((2000, 100, 0.9), (200, 200, 0.85)):
+    # (n = 500: the long-memory fit's d is allowed for from 500 samples; 99% measured)
+    for n, reps, least in ((2000, 100, 0.9), (500, 100, 0.9), (200, 200, 0.85)):
         x = _ar1(n, 0.5, reps, rng)
         quiet = np.array([not assess_dependence(row).serious for row in x])
         assert quiet.mean() >= least, (n, quiet.mean())

@@ -34,9 +34,25 @@ ImportFormat = enum.Enum(  # type: ignore[misc]
 )
 
 
+#: extensions taken off an input's name for its run file (``bench.json.gz`` -> ``bench``);
+#: other dots are part of the name (asv's ``0010721e-conda-py3.10.json`` keeps ``py3.10``)
+_DATA_SUFFIXES = frozenset(
+    {".json", ".jsonl", ".csv", ".tsv", ".txt", ".log", ".out", ".stdout", ".xml", ".parquet",
+     ".gz", ".bz2", ".xz", ".zst"}
+)  # fmt: skip
+
+
+def _stem(src: Path) -> str:
+    name = src.name
+    while (suffix := Path(name).suffix).lower() in _DATA_SUFFIXES and name != suffix:
+        name = name[: -len(suffix)]
+    return name
+
+
 def output_paths(output: Path, sources: list[Path]) -> list[Path]:
     """Destination of every input file: ``output`` itself for one input and a ``.parquet``
-    name, else ``output/<input name>.parquet`` (``_2``, ``_3``... for repeated names)."""
+    name, else ``output/<input name>.parquet`` (``_2``, ``_3``... for repeated names), the
+    input name without its data extensions (``.json``, ``.csv``, ``.gz``, ...)."""
     if output.suffix == ".parquet":
         if len(sources) != 1:
             raise InvalidArgumentError(
@@ -47,7 +63,7 @@ def output_paths(output: Path, sources: list[Path]) -> list[Path]:
     out: list[Path] = []
     seen: set[str] = set()
     for src in sources:
-        stem = src.name.split(".")[0] or src.name
+        stem = _stem(src)
         base = stem
         k = 2
         while base in seen:
