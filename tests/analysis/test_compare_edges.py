@@ -130,3 +130,28 @@ def test_change_interval_covers_the_true_change(tick: float, shift: float) -> No
         assert c.ci_low < c.ci_high
         covered += c.ci_low <= true <= c.ci_high
     assert covered / reps >= 0.90
+
+
+def test_a_prepared_side_gives_the_comparison_of_its_frame() -> None:
+    """The executor makes each job frame's side (and known tick) once and gives that to
+    compare: the same comparison as from the frames, timer tick included, paired
+    (interleaved rounds) or not; a frame is prepared once per name, an equal copy anew."""
+    from tsanalyze.analysis.compare.edges import prepare_side
+    from tsanalyze.analysis.runset import executor
+    from tsanalyze.datasets import simulate_run
+
+    df = simulate_run({"a": 1000.0, "b": 1030.0}, n_rounds=40, noise="gaussian", rng=5).frame
+    (rid,) = df.attrs["runs"]
+    meta = {rid: {**df.attrs["runs"][rid], "timer": {"precision_ns": 100.0}}}
+    df = df.assign(time_ns=(df["time_ns"] / 100.0).round() * 100.0)  # on the timer's grid
+    df.attrs = {"runs": meta}
+    a, b = df[df["benchmark"] == "a"], df[df["benchmark"] == "b"]
+    pa, pb = prepare_side(a, "a"), prepare_side(b, "b")
+    assert pa.known_tick == 100.0
+    for paired in (None, False):
+        direct = compare(a, b, rng=3, paired=paired)
+        prepared = compare(pa, pb, rng=3, paired=paired, benchmark="b")
+        assert prepared.to_dict() == {**direct.to_dict(), "benchmark": "b"}
+    assert executor._prepared(a, "a") is executor._prepared(a, "a")
+    assert executor._prepared(a.copy(), "a") is not executor._prepared(a, "a")
+    assert executor._prepared(a, "b") is not executor._prepared(a, "a")

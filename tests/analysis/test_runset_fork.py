@@ -40,7 +40,9 @@ def spy(self: Any, fn: Any, items: Any, on_done: Any) -> Any:
     return real(self, fn, items, on_done)
 
 
-executor._PARALLEL_MIN_SAMPLES = 0
+# 600 samples, far below _PARALLEL_MIN_SAMPLES: forked because of the number of series
+# (analyze gives the runner the number of series; a report of many short series)
+executor._PARALLEL_MIN_SERIES = 2
 executor.Runner._map_forked = spy
 done: list[int] = []
 parallel = analyze(df, jobs=2, rng=2, progress=lambda d, t: done.append(d))
@@ -48,6 +50,8 @@ assert forked and forked[0] == 2, forked  # the two series in forked workers
 assert serial.to_dict() == parallel.to_dict()
 assert done == list(range(1, len(done) + 1)), done  # every job counted once
 assert executor._FORKED is None  # the jobs are not kept after the map
+import gc
+assert gc.get_freeze_count() == 0  # the objects frozen for the fork are collected again
 """
 
 
@@ -75,3 +79,14 @@ def test_a_running_thread_sends_the_jobs_to_the_fork_server() -> None:
     finally:
         stop.set()
         t.join()
+
+
+def test_many_short_series_share_the_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Few samples but many series: each costs milliseconds however short it is, so the
+    workers are used (a CI history of 5,800 series of 10 samples); not for a few."""
+    monkeypatch.setattr(_workers, "fork_ready", lambda: True)
+    many = executor._PARALLEL_MIN_SERIES
+    assert executor.Runner(2, 1_000, many).fork == 2
+    assert executor.Runner(2, 1_000, many - 1).fork == 0
+    assert executor.Runner(2, executor._PARALLEL_MIN_SAMPLES, 1).fork == 2
+    assert executor.Runner(1, 1_000, 10 * many).fork == 0

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import math
 import os
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pandas as pd
 import pytest
 from _helpers import assert_same_json
 
@@ -80,3 +84,39 @@ def test_golden_comparison_detects_changes(ra: RunAnalysis) -> None:
     changed["series"][0]["estimate"] *= 1.001
     with pytest.raises(AssertionError):
         assert_matches(changed, doc)
+
+
+def test_document_is_plain_without_a_second_pass() -> None:
+    """report_document passes through to_builtin only what it assembles itself (the
+    results' to_dict are plain already): the document is a fixed point of to_builtin
+    (no numpy scalar, tuple, NaN or inf left) on a report with trials (two runs of a
+    file), comparisons between files, a noise floor, findings and unbounded CIs."""
+    from tsanalyze._result import to_builtin
+
+    frames = []
+    for k in range(3):
+        sim = simulate_run(
+            {"ref": 500.0, "a": 1000.0 * (1 + 0.05 * k), "b": 800.0}, n_rounds=60,
+            noise="delay", scale=0.03, rng=70 + k, run=f"r{k}",
+        )  # fmt: skip
+        frames.append(sim.frame)
+    df = pd.concat(frames, ignore_index=True)
+    df.attrs = {"runs": {k: v for f in frames for k, v in f.attrs["runs"].items()}}
+    for rid, file in zip(("r0", "r1", "r2"), ("old.parquet", "new.parquet", "new.parquet"),
+                         strict=True):  # fmt: skip
+        df.attrs["runs"][rid] = {**df.attrs["runs"][rid], "file": file}
+    out = analyze(df, rng=1, jobs=1, reference="ref")
+    assert out.trials and out.comparisons and out.noise_floor is not None
+    # an unbounded CI and numpy scalars in the rows the summary is assembled from
+    i = next(k for k, s in enumerate(out.series) if s.run == "r0")
+    odd = dataclasses.replace(
+        out.series[i], ci_low=-math.inf, estimate=np.float64(out.series[i].estimate),
+        n=np.int64(out.series[i].n),
+    )  # fmt: skip
+    out = dataclasses.replace(out, series=(*out.series[:i], odd, *out.series[i + 1 :]))
+    doc = report_document(out)
+    assert to_builtin(doc) == doc
+    text = json.dumps(doc, allow_nan=False)  # strict JSON: no NaN or inf left
+    assert json.loads(text) == doc
+    row = next(r for r in doc["summary"] if r["kind"] == "series" and r["run"] == "r0")
+    assert row["ci_low"] is None and type(row["estimate"]) is float and type(row["n"]) is int

@@ -350,3 +350,21 @@ def test_the_compiled_walk_finds_the_columns_bisection_finds(monkeypatch: pytest
                 assert np.array_equal(walk, bisect)
                 if two_sample.HAVE_NUMBA:
                     assert np.array_equal(two_sample._first_at_most(ys, xs, t, strict), bisect)
+
+
+def test_exact_rank_sum_distribution_is_kept_and_matches_enumeration() -> None:
+    """The null distribution of the (doubled) midrank sum depends on the tie pattern and
+    n1 only, so it is kept (read-only) for the next test; it equals the enumeration of
+    every choice of n1 of the pooled values."""
+    counts, n1 = np.array([1, 2, 1, 3, 1]), 3
+    support, prob = ts._exact_rank_sum_distribution(counts, n1)
+    twice_mid = np.repeat(2 * np.cumsum(counts) - counts + 1, counts)
+    choices = list(itertools.combinations(twice_mid.tolist(), n1))
+    expected = np.zeros(support.size)
+    for c in choices:
+        expected[sum(c)] += 1.0 / len(choices)
+    np.testing.assert_allclose(prob, expected, atol=1e-15)
+    again = ts._exact_rank_sum_distribution(counts.copy(), n1)
+    assert again[1] is prob  # kept, not computed again
+    assert not prob.flags.writeable and not support.flags.writeable
+    assert ts._exact_rank_sum_distribution(counts, 2)[1] is not prob

@@ -16,7 +16,13 @@ from tsanalyze._typing import ArrayLike, Float64Array
 from tsanalyze._units import parse_unit
 from tsanalyze._validation import as_series_array
 from tsanalyze.errors import InvalidArgumentError
-from tsanalyze.stats.changepoints import ChangePoints, Drift, ModeSwitching, segment_table
+from tsanalyze.stats.changepoints import (
+    ChangePoints,
+    Drift,
+    ModeSwitching,
+    segment_arrays,
+    segment_table,
+)
 from tsanalyze.stats.changepoints._decay import decay_rss
 from tsanalyze.stats.changepoints._structure import local_noise, running_median, spike_mask
 from tsanalyze.stats.changepoints.api import Method, changepoints
@@ -208,8 +214,7 @@ def _pilot(arr: Float64Array, cp: ChangePoints, tolerance: float, tail: float) -
     merged segment if it holds more than half of the samples; Barrett's classes."""
     n = int(arr.size)
     locs = merge_segments(arr, cp.locations, tolerance)
-    seg = segment_table(arr, locs)
-    meds = seg["median"].to_numpy()
+    seg_start, seg_stop, seg_n, meds, _ = segment_arrays(arr, locs)
     ref = abs(float(np.median(arr)))
     classification: Classification
     if not locs:
@@ -220,18 +225,18 @@ def _pilot(arr: Float64Array, cp: ChangePoints, tolerance: float, tail: float) -
         classification = "warm-up"
     else:
         classification = "slowdown"
-    longest = int(np.argmax(seg["n"].to_numpy()))
+    longest = int(np.argmax(seg_n))
     warnings: list[Finding] = []
     start: int | None = None
     stop: int | None = None
-    if 2 * int(seg["n"].iloc[longest]) > n:
-        start, stop = int(seg["start"].iloc[longest]), int(seg["stop"].iloc[longest])
+    if 2 * int(seg_n[longest]) > n:
+        start, stop = int(seg_start[longest]), int(seg_stop[longest])
     else:
         warnings.append(
             Finding(
                 "no-stable-segment",
                 f"no segment holds more than half of the {n} samples "
-                f"(longest: {int(seg['n'].iloc[longest])})",
+                f"(longest: {int(seg_n[longest])})",
                 "warning",
             )
         )

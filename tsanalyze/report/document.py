@@ -46,39 +46,44 @@ REPORT_VERSION = 1
 
 
 def report_document(analysis: RunAnalysis) -> dict[str, Any]:
-    """The report as plain Python objects (JSON-serialisable; NaN/inf become null)."""
+    """The report as plain Python objects (JSON-serialisable; NaN/inf become null).
+
+    The results' ``to_dict`` already give plain objects (:func:`to_builtin`), so only
+    what is assembled here goes through :func:`to_builtin` (a second pass over the
+    whole document, idempotent, took half of its 1 s on a report of 5,800 series)."""
     labels = run_labels(analysis)
     series = []
     for s in analysis.series:
         d = s.to_dict()
-        d["run_label"] = labels.get(s.run, s.run)
+        d["run_label"] = to_builtin(labels.get(s.run, s.run))
         d["findings"] = [f.to_dict() for f in series_findings(s)]
         series.append(d)
-    doc = {
+    settings = {
+        "estimator": analysis.estimator,
+        "confidence_level": analysis.confidence_level,
+        "raw": analysis.raw,
+        "seed": analysis.seed,
+        "baseline_run": analysis.baseline_run,
+        "baseline_benchmark": analysis.baseline_benchmark,
+    }
+    runs = [
+        {"run": rid, "file": file, "label": labels.get(rid, rid)} for rid, file in analysis.runs
+    ]
+    return {
         "format": REPORT_FORMAT,
         "version": REPORT_VERSION,
         "tsanalyze_version": __version__,
-        "settings": {
-            "estimator": analysis.estimator,
-            "confidence_level": analysis.confidence_level,
-            "raw": analysis.raw,
-            "seed": analysis.seed,
-            "baseline_run": analysis.baseline_run,
-            "baseline_benchmark": analysis.baseline_benchmark,
-        },
-        "runs": [
-            {"run": rid, "file": file, "label": labels.get(rid, rid)} for rid, file in analysis.runs
-        ],
+        "settings": to_builtin(settings),
+        "runs": to_builtin(runs),
         "series": series,
-        "summary": _summary(analysis, labels),
+        "summary": to_builtin(_summary(analysis, labels)),
         "comparisons": [c.to_dict() for c in analysis.comparisons],
         "trials": [t.to_dict() for t in analysis.trials],
         "noise_floor": None if analysis.noise_floor is None else analysis.noise_floor.to_dict(),
         "findings": [rf.to_dict() for rf in report_findings(analysis)],
         "warnings": [w.to_dict() for w in analysis.warnings],
-        "regression": analysis.regression,
+        "regression": to_builtin(analysis.regression),
     }
-    return dict(to_builtin(doc))
 
 
 def _summary(analysis: RunAnalysis, labels: dict[str, str]) -> list[dict[str, Any]]:

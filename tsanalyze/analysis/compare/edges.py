@@ -26,17 +26,26 @@ from scipy import special
 from tsanalyze._result import Finding
 from tsanalyze._units import format_time
 from tsanalyze.analysis.compare.designs import Outcome
-from tsanalyze.analysis.compare.sides import Side, run_codes
+from tsanalyze.analysis.compare.sides import PreparedSide, Side, as_side, run_codes
 from tsanalyze.stats._memo import ContentMemo
 from tsanalyze.stats.floor import floor_ratio_ci
 from tsanalyze.stats.ticks import TickArg, resolve_tick, widen_ratio_for_ticks
 
-__all__ = ["at_the_edges", "side_tick"]
+__all__ = ["at_the_edges", "prepare_side", "side_tick"]
+
+
+def prepare_side(x: pd.DataFrame, name: str, column: str = "time_ns") -> PreparedSide:
+    """What :func:`~tsanalyze.analysis.compare.compare` reads of a run-format frame: its
+    side and its known timer step. Given instead of the frame, it gives the same
+    comparison without reading the frame again (a frame must not change after this)."""
+    return PreparedSide(as_side(x, name, column), _known_tick(x))
 
 
 def _known_tick(x: Any) -> float:
     """Timer resolution per evaluation from a run-format frame's metadata (0 if unknown):
     the largest ``timer.precision_ns / evals`` over its runs."""
+    if isinstance(x, PreparedSide):
+        return x.known_tick
     if not isinstance(x, pd.DataFrame):
         return 0.0
     meta = x.attrs.get("runs")

@@ -23,7 +23,15 @@ from tsanalyze._typing import Float64Array
 from tsanalyze._validation import as_series_array
 from tsanalyze.errors import InvalidArgumentError
 
-__all__ = ["PAIRED_TESTS", "UNPAIRED_TESTS", "Design", "Side", "as_side", "choose_design"]
+__all__ = [
+    "PAIRED_TESTS",
+    "UNPAIRED_TESTS",
+    "Design",
+    "PreparedSide",
+    "Side",
+    "as_side",
+    "choose_design",
+]
 
 UNPAIRED_TESTS = ("welch", "mann-whitney")
 PAIRED_TESTS = ("wilcoxon", "paired-t")
@@ -45,6 +53,17 @@ class Side:
     def all_values(self) -> Float64Array:
         """Every value of every run, pooled."""
         return np.concatenate(self.values)
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedSide:
+    """A run-format frame already made into its :class:`Side`, with the timer step per
+    evaluation its run metadata give (0 if none): what :func:`compare` reads of the
+    frame, made once for a frame compared many times (a report's baseline side is in
+    every comparison with it: :func:`tsanalyze.analysis.compare.edges.prepare_side`)."""
+
+    side: Side
+    known_tick: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +153,8 @@ def as_side(x: Any, name: str, column: str) -> Side:
     """
     if isinstance(x, pd.DataFrame):
         return _from_frame(x, name, column)
+    if isinstance(x, PreparedSide):
+        return x.side
     if isinstance(x, pd.Series):
         idx = x.index
         names = list(idx.names)

@@ -200,7 +200,7 @@ def analyze(
         if progress is not None:
             progress(done[0], done[1])
 
-    runner = _runner(engine, workers, n_samples, client, scheduler, jobs)
+    runner = _runner(engine, workers, n_samples, len(job_list), client, scheduler, jobs)
     try:
         pairs = runner.map(
             run_series_kept if source is None else run_read_series_kept, job_list, tick
@@ -220,7 +220,8 @@ def analyze(
     finally:
         runner.close()
     comparisons = family_verdicts(cmp_jobs, compared)
-    trials = [_with_context(t, j, results) for t, j in zip(trials, trial_jobs, strict=True)]
+    by_key = {(s.run, s.benchmark): s for s in results}
+    trials = [_with_context(t, j, by_key) for t, j in zip(trials, trial_jobs, strict=True)]
     floor = None
     if reference is not None:
         from tsanalyze.analysis.noise import noise_floor
@@ -246,12 +247,12 @@ def analyze(
 
 
 def _runner(
-    engine: str, workers: int, n_samples: int, client: Any, scheduler: str | None,
-    jobs: int | None,
+    engine: str, workers: int, n_samples: int, n_series: int, client: Any,
+    scheduler: str | None, jobs: int | None,
 ) -> Any:  # fmt: skip
     """The runner of ``engine``: the local pool, or a Dask cluster (:mod:`.dask_engine`)."""
     if engine == "local":
-        return Runner(workers, n_samples)
+        return Runner(workers, n_samples, n_series)
     if engine != "dask":
         raise InvalidArgumentError(f"engine: expected 'local' or 'dask', got {engine!r}")
     from tsanalyze.analysis.runset.dask_engine import DaskRunner
@@ -344,11 +345,13 @@ def _source_iv(source: plan.SeriesSource, jobs: int | None, reference: str | Non
     return _workers_of(jobs)
 
 
-def _with_context(t: TrialsRow, job: plan.TrialsJob, results: Sequence[Any]) -> TrialsRow:
-    """The trials row with its side and, said once, its runs' findings."""
+def _with_context(
+    t: TrialsRow, job: plan.TrialsJob, by_key: Mapping[tuple[str, str], Any]
+) -> TrialsRow:
+    """The trials row with its side and, said once, its runs' findings (``by_key``: the
+    series' results by (run, benchmark), made once for every trials row)."""
     if not job.side:  # trials across sides: each run is also reported on its own
         return t
-    by_key = {(s.run, s.benchmark): s for s in results}
     per_run = [by_key[(rid, job.benchmark)].warnings for rid in job.segments]
     return dataclasses.replace(t, side=job.side, warnings=(*t.warnings, *findings_once(per_run)))
 

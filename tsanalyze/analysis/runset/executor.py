@@ -12,15 +12,21 @@ server, kept warm for the next analysis.
 
 from __future__ import annotations
 
+import gc
 import importlib
 import multiprocessing
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any, TypeVar
 
+import pandas as pd
+
 from tsanalyze import _workers
+from tsanalyze._lru import LRU
 from tsanalyze._result import Finding
 from tsanalyze.analysis.compare import Comparison, compare
+from tsanalyze.analysis.compare.edges import prepare_side
+from tsanalyze.analysis.compare.sides import PreparedSide
 from tsanalyze.analysis.runset.plan import CompareJob, ReadSeriesJob, SeriesJob, SideRef, TrialsJob
 from tsanalyze.analysis.runset.results import TrialsRow
 from tsanalyze.analysis.series import SeriesAnalysis, analyze_series
@@ -36,8 +42,12 @@ __all__ = [
     "shutdown_pools",
 ]
 
-#: below this many samples in total, worker processes cost more than they save
+#: below this many samples in total, worker processes cost more than they save ...
 _PARALLEL_MIN_SAMPLES = 100_000
+#: ... unless there are this many series: each costs ~1.5 ms to analyse and ~2.5 ms to
+#: compare however short it is (a CI history: 5,800 series of 10 samples, 58,000
+#: samples in all, took 23 s in one process, 12 s in two)
+_PARALLEL_MIN_SERIES = 200
 
 #: one pool per worker count, kept for the life of the process: a second analysis (a
 #: notebook, a test suite, ``report`` then ``compare``) finds its workers started and warm
@@ -124,12 +134,32 @@ def run_read_series_kept(job: ReadSeriesJob) -> tuple[SeriesAnalysis, Any]:
     return run_series_kept(job.job())
 
 
+#: the sides made of the frames of the last comparisons, by (id, name), with the frame
+#: (held, so that its id is not reused): a report's baseline side is in every comparison
+#: with it, and making a side of a frame (pandas column reads) was a fifth of a
+#: comparison of 10 samples (issue 24)
+_PREPARED: LRU[tuple[int, str], tuple[Any, PreparedSide]] = LRU(512)
+
+
+def _prepared(x: Any, name: str) -> Any:
+    """The side of ``x`` (a frame of a job, never changed) made once, else ``x``."""
+    if not isinstance(x, pd.DataFrame):
+        return x
+    key = (id(x), name)
+    hit = _PREPARED.get(key)
+    if hit is not None and hit[0] is x:
+        return hit[1]
+    side = prepare_side(x, name)
+    _PREPARED.put(key, (x, side))
+    return side
+
+
 def run_compare(job: CompareJob) -> Comparison:
     """Make one comparison (its verdict is given again after the family's adjustment); a
     side given as a :class:`SideRef` is read here."""
     keep(job.assessments)
-    a = job.a.frame() if isinstance(job.a, SideRef) else job.a
-    b = job.b.frame() if isinstance(job.b, SideRef) else job.b
+    a = job.a.frame() if isinstance(job.a, SideRef) else _prepared(job.a, "a")
+    b = job.b.frame() if isinstance(job.b, SideRef) else _prepared(job.b, "b")
     return compare(
         a, b, estimator=job.estimator, confidence_level=job.confidence_level,
         benchmark=job.benchmark, paired=job.paired, rng=job.seed,
@@ -171,14 +201,19 @@ class Runner:
     workers : int
         Worker processes; 1 runs everything in this process.
     n_samples : int
-        Samples in the run set: below 100 000 a pool costs more than it saves, and none is
-        used.
+        Samples in the run set: below 100 000 (and below 200 series) a pool costs more
+        than it saves, and none is used.
+    n_series : int
+        Series in the run set: from 200 on, the fixed cost of each series' analysis and
+        comparisons is worth sharing among workers, however few samples they hold.
     """
 
-    def __init__(self, workers: int, n_samples: int) -> None:
+    def __init__(self, workers: int, n_samples: int, n_series: int = 0) -> None:
         self.pool: ProcessPoolExecutor | None = None
         self.fork = 0  # workers to fork from this process at each map (0: none)
-        if workers > 1 and n_samples >= _PARALLEL_MIN_SAMPLES:
+        if workers > 1 and (
+            n_samples >= _PARALLEL_MIN_SAMPLES or n_series >= _PARALLEL_MIN_SERIES
+        ):
             if _workers.fork_ready():
                 self.fork = workers
                 for name in _workers.PRELOAD:  # imported once, here, before the forks
@@ -222,6 +257,12 @@ class Runner:
         out: list[Any] = [None] * len(items)
         workers = min(self.fork, len(items))
         _FORKED = (fn, items)
+        # every object this process holds now is left out of the garbage collections of
+        # the children (and of this process, which only waits, until the map ends): a
+        # child's first full collection visited every inherited object, so copied
+        # (page faults) most of the parent's heap: 0.25 s per worker and map on a report
+        # of 580 series, where the comparisons' map took 1 s (Python's gc.freeze)
+        gc.freeze()
         try:
             ctx = multiprocessing.get_context("fork")
             with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_forked_init) as pool:
@@ -238,6 +279,7 @@ class Runner:
                     raise
         finally:
             _FORKED = None
+            gc.unfreeze()
         return out
 
     def close(self) -> None:

@@ -6,9 +6,15 @@ EDM (:mod:`.edm`), E-Divisive with energy distance (:mod:`.energy`) and PELT / b
 segmentation through ruptures (:mod:`.ruptures_search`).
 """
 
-from tsanalyze.stats.changepoints._base import ChangePoints, Drift, ModeSwitching, segment_table
+from tsanalyze.stats.changepoints._base import (
+    ChangePoints,
+    Drift,
+    ModeSwitching,
+    segment_arrays,
+    segment_table,
+)
 
-__all__ = ["ChangePoints", "Drift", "ModeSwitching", "changepoints", "segment_table"]
+__all__ = ["ChangePoints", "Drift", "ModeSwitching", "changepoints", "segment_arrays", "segment_table"]
 
 
 def __getattr__(name: str) -> object:
