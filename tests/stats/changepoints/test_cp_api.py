@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 from typing import Any
 
@@ -75,27 +74,3 @@ def test_locations_sorted_inside_and_segments_tile(values: list[float], method: 
     assert all(5 <= v <= x.size - 5 for v in locs)
     assert res.segments["n"].sum() == x.size
     assert res.n == x.size
-
-
-@pytest.mark.parametrize("locations", [[], [3], [2, 5, 9], [10]])
-def test_segment_table_is_the_frame_of_its_columns(locations: list[int]) -> None:
-    """The segment table (built from arrays without pandas' checks) is exactly the frame
-    a dictionary of its columns gives: values, dtypes, column names, a RangeIndex; and
-    its numbers are those of the segments themselves (an independent loop)."""
-    from tsanalyze.stats.changepoints import segment_arrays, segment_table
-    from tsanalyze.stats.changepoints._base import SEGMENT_COLUMNS
-
-    x = np.random.default_rng(3).lognormal(3.0, 0.2, 10)
-    table = segment_table(x, locations)
-    starts, stops, sizes, medians, means = segment_arrays(x, locations)
-    plain = pd.DataFrame(
-        dict(zip(SEGMENT_COLUMNS, [np.arange(sizes.size), starts, stops, sizes, medians, means],
-                 strict=True))
-    )  # fmt: skip
-    pd.testing.assert_frame_equal(table, plain, check_exact=True)
-    assert isinstance(table.index, pd.RangeIndex)
-    bounds = [0, *locations, x.size]
-    for row, (a, b) in zip(table.itertuples(), itertools.pairwise(bounds), strict=True):
-        assert (row.start, row.stop, row.n) == (a, b, b - a)
-        if b > a:
-            assert row.median == np.median(x[a:b]) and row.mean == pytest.approx(x[a:b].mean())
