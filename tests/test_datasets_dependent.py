@@ -4,6 +4,7 @@ sums, the spectrum and variance of AR(1) sums, the stationary law of the Markov 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -33,15 +34,19 @@ def test_fgn_autocovariance_formula() -> None:
     assert fgn_autocovariance(lag, h).sum() == pytest.approx(n ** (2 * h), rel=1e-10)
 
 
-@pytest.mark.parametrize("hurst", [0.3, 0.5, 0.8, 0.95])
-def test_fgn_is_exact_in_covariance(hurst: float) -> None:
+@pytest.mark.parametrize(
+    ("make", "acov", "param"),
+    [(fgn, fgn_autocovariance, h) for h in (0.3, 0.5, 0.8, 0.95)]
+    + [(arfima, arfima_autocovariance, d) for d in (0.1, 0.3, 0.45)],
+)
+def test_circulant_draws_are_exact_in_covariance(make: Any, acov: Any, param: float) -> None:
     # Davies-Harte is exact: the sample covariance matrix of many short series matches
     # Toeplitz(gamma) within its Monte-Carlo error (sd ~ sqrt(2 / reps) ~ 0.01)
     n, reps = 12, 20_000
-    x = fgn(n, hurst, size=reps, rng=1)
+    x = make(n, param, size=reps, rng=1)
     emp = x.T @ x / reps
     lag = np.abs(np.subtract.outer(np.arange(n), np.arange(n)))
-    assert np.max(np.abs(emp - fgn_autocovariance(lag, hurst))) < 0.045
+    assert np.max(np.abs(emp - acov(lag, param))) < 0.045
 
 
 def test_fgn_variance_of_the_sum_and_marginal() -> None:
@@ -67,15 +72,6 @@ def test_arfima_autocovariance_against_the_gamma_form() -> None:
         assert arfima_autocovariance(k, d) == pytest.approx(ref, rel=1e-9)
         assert arfima_autocovariance([0, -1, 1], d) == pytest.approx([1, d / (1 - d), d / (1 - d)])
     assert arfima_autocovariance([0, 3], 0.0) == pytest.approx([1.0, 0.0])
-
-
-@pytest.mark.parametrize("d", [0.1, 0.3, 0.45])
-def test_arfima_is_exact_in_covariance(d: float) -> None:
-    n, reps = 12, 20_000
-    x = arfima(n, d, size=reps, rng=7)
-    emp = x.T @ x / reps
-    lag = np.abs(np.subtract.outer(np.arange(n), np.arange(n)))
-    assert np.max(np.abs(emp - arfima_autocovariance(lag, d))) < 0.045
 
 
 def test_arfima_variance_of_the_sum() -> None:

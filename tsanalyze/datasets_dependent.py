@@ -221,14 +221,13 @@ def arfima(n: int, d: float, *, size: int | None = None, rng: RNGType = None) ->
         Length of each series.
     d : float
         Memory parameter in [0, 1/2); 0 gives i.i.d. N(0, 1).
-    size : int, optional
-        Number of independent series (rows); default one series, 1-d.
-    rng : int, Generator or None
+    size, rng
+        As :func:`fgn`.
 
     Returns
     -------
     numpy.ndarray
-        Shape ``(n,)`` or ``(size, n)``.
+        As :func:`fgn`.
 
     Notes
     -----
