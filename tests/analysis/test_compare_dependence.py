@@ -59,3 +59,25 @@ def test_long_range_sides_keep_their_power() -> None:
         for i in range(reps)
     )
     assert slower / reps >= 0.85  # measured 98% (200 replications)
+
+
+def test_a_side_with_large_scale_variance_is_compared_through_its_own_interval() -> None:
+    # white noise plus a slow cycle: the subsession blocks (1 sample) miss the variance of
+    # means of many samples (Dependence.large_scale), so the comparison is made from the
+    # sides' own (large-scale) intervals, as for long memory, not from subsession means
+    import math
+
+    from tsanalyze.stats.dependence import assess_dependence
+
+    t = np.arange(2000)
+    rng = np.random.default_rng(5)
+
+    def side(phase: float) -> np.ndarray:
+        wave = 0.15 * math.sqrt(2) * np.sin(2 * np.pi * t / 500 + phase)
+        return 1000.0 + 10.0 * (rng.standard_normal(t.size) + wave)
+
+    a, b = side(0.0), side(1.0)
+    deps = [assess_dependence(v) for v in (a, b)]
+    assert any(d.large_scale for d in deps)
+    c = compare(a, b, rng=1, n_resamples=400)
+    assert max(c.block_size_a, c.block_size_b) == max(d.block_size for d in deps) > 100

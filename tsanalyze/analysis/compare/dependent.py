@@ -2,8 +2,8 @@
 
 The unpaired and paired designs test block means of Pilot's subsession size and
 bootstrap the ratio with blocks calibrated to the subsession variance: honest under
-short-range dependence. Under long-range dependence, regime switching or a series too
-short for its dependence (:func:`tsanalyze.stats.dependence.assess_dependence`) they are
+short-range dependence. Under long-range dependence, regime switching, variance at large
+scales that the subsession blocks miss, or a series too short for its dependence (:func:`tsanalyze.stats.dependence.assess_dependence`) they are
 far too confident. Then the comparison is made from the two sides' own honest intervals
 (:func:`tsanalyze.estimate` with the same assessments): the ratio's interval combines
 them on the log scale and the test is read from it, so the verdict can be no more
@@ -29,8 +29,14 @@ __all__ = ["Dependence", "assess_dependence", "assess_sides", "handled_by_blocks
 
 def handled_by_blocks(dep: Dependence) -> bool:
     """True when subsession (block) means are honest for this series: independent or
-    short-range dependence with an interval, no regime switching."""
-    return dep.supports_interval and dep.hurst == 0.5 and dep.kind != "regime-switching"
+    short-range dependence with an interval, no regime switching, and no variance at
+    large scales that the subsession blocks miss (``dep.large_scale``)."""
+    return (
+        dep.supports_interval
+        and dep.hurst == 0.5
+        and dep.kind != "regime-switching"
+        and not dep.large_scale
+    )
 
 
 def assess_sides(
