@@ -386,9 +386,10 @@ def estimate(
       ``"order-statistic-long-range"``, :func:`~tsanalyze.stats.dependent_intervals.long_range_ci`)
       when the correlations decay slowly: the variance of 16 block means extrapolated to
       the whole series with the Hurst exponent. From 1000 samples on long memory is
-      tested (a serious finding when found); below, where it cannot be told from
-      short-range dependence, the interval allows for the memory the variance-time curve
-      shows (an info finding);
+      tested (a serious finding when found); a memory parameter d >= 0.1 that the test
+      does not show (or, from 500 to 999 samples, is not asked to) is allowed for when
+      the variance-time curve agrees, and below 1000 samples so is the memory that curve
+      shows (info findings);
     - *a large-scale interval* (methods ``"batch-means-large-scale"`` and
       ``"order-statistic-large-scale"``, the same function with H = 1/2) when short
       blocks look independent but the means of the variance-time curve's longest blocks
