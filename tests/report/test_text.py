@@ -10,15 +10,12 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from tsanalyze._result import to_builtin
 from tsanalyze.cli.app import app
 from tsanalyze.datasets import simulate_run
 from tsanalyze.io.runs import write_run
-from tsanalyze.report.text import html_text, indented_json, json_text, printable, safe_text
+from tsanalyze.report.text import html_text, json_text, printable, safe_text
 
 #: what fuzzing found reaching the terminal raw: an OSC sequence that sets the window
 #: title, a CSI sequence (7-bit and the C1 byte), NUL, BEL, backspace, a bidirectional
@@ -43,67 +40,6 @@ def test_json_text_is_strict_json_with_the_data_exact() -> None:
     assert "µ" in text  # non-ASCII text stays readable
     with pytest.raises(ValueError):
         json_text({"x": float("nan")})
-
-
-#: what could confuse a writer that finds the structure of JSON text: brackets, commas,
-#: colons, quotes and backslashes inside strings (escaped quotes after runs of
-#: backslashes), what json escapes and what it leaves raw (C1, bidirectional, line
-#: separators, non-ASCII, a lone surrogate)
-TRICKY = ["", '"', "\\", '\\"', '\\\\"', "[", "]", "{}", "[],", ":", ", ", "a\nb", EVIL, "µs é",
-          "\ud800", "\U0001f600", "\x7f", "null", "1e5"]  # fmt: skip
-scalars = (
-    st.none() | st.booleans() | st.integers() | st.integers(-(10**40), 10**40)
-    | st.floats() | st.sampled_from([0.0, -0.0, 5e-324, 1e300, 0.1, 1 / 3])
-    | st.sampled_from(TRICKY) | st.text(max_size=6)
-)  # fmt: skip
-keys = st.sampled_from(TRICKY) | st.text(max_size=4)
-documents = st.recursive(
-    scalars,
-    lambda inner: st.lists(inner, max_size=4)
-    | st.lists(inner, max_size=3).map(tuple)
-    | st.dictionaries(keys, inner, max_size=4),
-    max_leaves=25,
-)
-
-
-@settings(max_examples=100, deadline=None)
-@given(documents, st.sampled_from([0, 1, 2, 4]), st.booleans())
-def test_indented_json_is_json_dumps_to_the_byte(doc: object, indent: int, sort_keys: bool) -> None:
-    """The fast writer of the report's JSON (json's C encoder, the indentation added by
-    container) gives exactly the text of json.dumps(indent=...): nested and empty
-    containers, escapes, non-ASCII; NaN and inf refused as json refuses them, and the
-    report's documents (to_builtin: NaN and inf become null) written identically."""
-    def dumps(d: object) -> str:
-        return json.dumps(d, indent=indent, sort_keys=sort_keys, ensure_ascii=False, allow_nan=False)
-
-    for d in (doc, to_builtin(doc)):
-        try:
-            expected: str | type[Exception] = dumps(d)
-        except (ValueError, TypeError) as exc:  # NaN or inf; mixed key types to sort
-            expected = type(exc)
-        if isinstance(expected, str):
-            assert indented_json(d, indent=indent, sort_keys=sort_keys) == expected
-            assert json_text(d, indent=indent, sort_keys=sort_keys) == re.sub(
-                "[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]",
-                lambda m: f"\\u{ord(m.group()):04x}", expected,
-            )  # fmt: skip
-        else:
-            with pytest.raises(expected):
-                indented_json(d, indent=indent, sort_keys=sort_keys)
-
-
-def test_indented_json_edges() -> None:
-    """Empty containers at every depth, a scalar document, a lone surrogate, a circular
-    reference refused (ValueError, as json), and indent=None handed to json."""
-    for doc in ([], {}, [[]], {"a": {}}, [{}, [[], {}]], "x", 3, None, {"\ud800": ["\\\""]}):
-        assert indented_json(doc) == json.dumps(doc, indent=2, ensure_ascii=False)
-    loop: list[object] = [1]
-    loop.append(loop)
-    with pytest.raises(ValueError, match="Circular"):
-        indented_json(loop)
-    assert indented_json({"a": [1]}, indent=None) == '{"a": [1]}'
-    with pytest.raises(ValueError):
-        indented_json({"a": [1.0, float("inf")]})
 
 
 @pytest.fixture(scope="module")
