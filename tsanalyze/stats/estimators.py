@@ -21,7 +21,6 @@ the median, mean and trimmed mean are widened by half a tick on each side
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import warnings
 from collections.abc import Callable
@@ -490,8 +489,15 @@ def estimate(
         func = partial(trimmed_mean, trim=float(trim))
     est = float(np.asarray(func(a, axis=-1))) if not (estimator == "sd" and n < 2) else math.nan
     found: list[Finding] = []
+    #: a large-scale interval (bounds, method, effective n) the short blocks' one is
+    #: joined with: the interval is never narrower than either
+    joined: tuple[float, float, str, float] | None = None
 
     def result(lo: float, hi: float, used: str, **kw: Any) -> Estimate:
+        if joined is not None:
+            lo, hi = float(np.fmin(lo, joined[0])), float(np.fmax(hi, joined[1]))
+            used = joined[2]
+            kw["effective_sample_size"] = min(kw.get("effective_sample_size", n), joined[3])
         # issue 23: never narrower than the timer's tick allows (stats/ticks.py)
         if tk.tick > 0 and estimator in _TICK_WIDENED and math.isfinite(lo + hi):
             if tk.tick >= 0.25 * (hi - lo):  # said when it adds a quarter or more to the width
@@ -555,18 +561,9 @@ def estimate(
             lo, hi, used, neff = long_range_ci(a, estimator, est, dep, cl, float(trim))
             return result(lo, hi, used, effective_sample_size=neff)
         if dep.large_scale:
-            # the longest blocks' interval, never narrower than the short blocks' one
-            lo, hi, used, neff = long_range_ci(a, estimator, est, dep, cl, float(trim))
-            assert dep.subsession_size is not None  # large_scale says so
-            short = estimate(
-                a, estimator, confidence_level=cl, rng=rng, trim=trim, threshold=threshold,
-                n_resamples=n_resamples, block_length=block_length, tick=tick,
-                dependence=dataclasses.replace(
-                    dep, block_size=dep.subsession_size, n_blocks=n // dep.subsession_size
-                ),
-            )  # fmt: skip
-            lo, hi = min(lo, short.ci_low), max(hi, short.ci_high)
-            return result(lo, hi, used, effective_sample_size=min(neff, short.effective_sample_size))
+            # the longest blocks' interval, joined with the short blocks' one below (m is
+            # still the subsession size): never narrower than either
+            joined = long_range_ci(a, estimator, est, dep, cl, float(trim))
 
     chosen = method
     if method == "auto":
