@@ -160,6 +160,37 @@ def test_unwritable_html_exits_2(runs: dict[str, Path], tmp_path: Path, cli: Cli
     assert "cannot write the report" in res.output
 
 
+def test_html_never_replaces_an_input_or_a_run_file(
+    runs: dict[str, Path], tmp_path: Path, cli: Cli
+) -> None:
+    # before: `report run.parquet --html run.parquet` replaced the run with the HTML page
+    # (exit 0, the run lost); so did --html naming another run file or a pasted input
+    victim = tmp_path / "victim.parquet"
+    victim.write_bytes(runs["old"].read_bytes())
+    other = tmp_path / "other.parquet"
+    other.write_bytes(runs["same"].read_bytes())
+    for args in (
+        ("report", victim, "--html", victim),
+        ("report", victim, "--html", other),
+        ("compare", victim, runs["slower"], "--html", victim),
+    ):
+        res = cli(*args, "-q -j 1")
+        assert res.exit_code == 2, res.output
+        assert "--html" in res.output and "nothing written" in res.output, res.output
+        assert len(res.output.strip().splitlines()) == 1, res.output
+    assert victim.read_bytes() == runs["old"].read_bytes()
+    assert other.read_bytes() == runs["same"].read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other.parquet", "victim.parquet"]
+
+
+def test_html_naming_a_directory_fails_before_the_analysis(
+    runs: dict[str, Path], tmp_path: Path, cli: Cli
+) -> None:
+    res = cli("report", runs["old"], "--html", tmp_path, "-q -j 1")
+    assert res.exit_code == 2
+    assert res.output.startswith("tsanalyze: error: --html") and "directory" in res.output
+
+
 def test_not_a_run_file_exits_2(tmp_path: Path, cli: Cli) -> None:
     bad = tmp_path / "bad.parquet"
     bad.write_bytes(b"not parquet at all")

@@ -135,6 +135,18 @@ def test_cli_writes_the_page_whole_or_not_at_all(tmp_path: Path, hist: History) 
     assert sorted(p.name for p in out.parent.iterdir()) == ["h.html"]
 
 
+def test_cli_html_never_replaces_an_input(tmp_path: Path) -> None:
+    # before: --html naming a result file of the asv directory replaced it with the page
+    rng = np.random.default_rng(5)
+    df = simulate_history(8, ["a"], rng=rng)
+    path = history_to_asv(df, tmp_path / "results")
+    victim = next(p for p in sorted(path.rglob("*.json")) if p.name != "machine.json")
+    before = victim.read_bytes()
+    r = CliRunner().invoke(app, ["history", str(path), "--html", str(victim), "-q"])
+    assert r.exit_code == 2 and "--html" in r.output and "nothing written" in r.output
+    assert victim.read_bytes() == before
+
+
 def test_write_fails_midway_leaves_old_file(tmp_path: Path, monkeypatch: Any) -> None:
     from tsanalyze.cli import _output
 

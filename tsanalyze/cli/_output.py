@@ -6,10 +6,11 @@ module only puts it where it goes."""
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,7 +25,10 @@ from tsanalyze.cli._options import FailOn, OutputFormat
 if TYPE_CHECKING:  # pragma: no cover
     from tsanalyze.analysis.runset import RunAnalysis
 
-__all__ = ["progress_bar", "write_files", "write_report"]
+__all__ = ["check_html_target", "progress_bar", "write_files", "write_report"]
+
+#: what an existing ``--html`` target inside an input directory may be (an earlier page)
+_PAGE_SUFFIXES = (".html", ".htm")
 
 
 @contextmanager
@@ -53,6 +57,40 @@ def progress_bar(label: str, *, quiet: bool) -> Iterator[Callable[[int, int], No
             bar.update(task, completed=done, total=total, refresh=redraw)
 
         yield update
+
+
+def check_html_target(html: Path | None, inputs: Sequence[str | Path]) -> None:
+    """Exit 2 before any work when the ``--html`` page would replace data: a directory,
+    a Parquet file (a run), one of the input files, or a file inside an input directory
+    that is not an earlier page (``.html``). Replacing an earlier page is what ``--html``
+    is for."""
+    if html is None or not (html.exists() or html.is_symlink()):
+        return
+    if html.is_dir():
+        fail(f"--html {html}: is a directory; give the name of the page to write")
+    why = None
+    try:
+        with open(html, "rb") as fh:
+            if fh.read(4) == b"PAR1":
+                why = "is a Parquet file (a run)"
+    except OSError:
+        return  # not readable: the write says why it cannot replace it
+    target = html.resolve()
+    for arg in inputs:
+        if why is not None:
+            break
+        text = str(arg)
+        if "://" in text:
+            continue
+        given = Path(text)
+        for p in [given] if given.exists() else [Path(m) for m in glob.glob(text)]:
+            if p.is_dir():
+                if target.is_relative_to(p.resolve()) and html.suffix.lower() not in _PAGE_SUFFIXES:
+                    why = f"is a file inside the input directory {p}"
+            elif p.exists() and p.resolve() == target:
+                why = "is one of the input files"
+    if why is not None:
+        fail(f"--html {html}: {why}; a report never replaces it; nothing written")
 
 
 def write_files(files: dict[Path, str], *, what: str = "the report") -> None:

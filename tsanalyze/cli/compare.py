@@ -18,7 +18,7 @@ import typer
 
 from tsanalyze.cli import _options as opt
 from tsanalyze.cli._errors import fail
-from tsanalyze.cli._output import progress_bar, write_report
+from tsanalyze.cli._output import check_html_target, progress_bar, write_report
 from tsanalyze.cli.report import argument_sides
 
 __all__ = ["compare"]
@@ -47,6 +47,7 @@ def compare(
     from tsanalyze.io.runs import read_runs
 
     rng = opt.seed_value(seed)
+    check_html_target(html, inputs if inputs else [a, b])
     sides: dict[str, str] = {}
     if inputs:
         df = read_runs(inputs)

@@ -16,7 +16,7 @@ import typer
 
 from tsanalyze.cli import _options as opt
 from tsanalyze.cli._errors import fail
-from tsanalyze.cli._output import progress_bar, write_files
+from tsanalyze.cli._output import check_html_target, progress_bar, write_files
 
 __all__ = ["history"]
 
@@ -74,6 +74,7 @@ def history(
 
     if fail_on not in ("never", "regression"):
         fail(f"--fail-on: expected 'never' or 'regression', got {fail_on!r}")
+    check_html_target(html, paths)
     full = None
     if commits is not None:
         try:

@@ -22,7 +22,7 @@ from typing import Annotated, Any
 import typer
 
 from tsanalyze.cli import _options as opt
-from tsanalyze.cli._output import progress_bar, write_report
+from tsanalyze.cli._output import check_html_target, progress_bar, write_report
 
 __all__ = ["argument_sides", "report"]
 
@@ -91,6 +91,7 @@ def report(
     """Analyse runs: stable phase, dependence, estimates with CIs, comparisons, findings."""
     from tsanalyze._workers import fork_ready, start_early_for
 
+    check_html_target(html, files)
     figures = html is not None or plots is not None
     if engine is opt.Engine.local:
         # workers are forked from this process once it has imported the analysis, unless
