@@ -191,6 +191,14 @@ def test_html_naming_a_directory_fails_before_the_analysis(
     assert res.output.startswith("tsanalyze: error: --html") and "directory" in res.output
 
 
+def test_html_with_a_long_name_is_written(runs: dict[str, Path], tmp_path: Path, cli: Cli) -> None:
+    # before: its temporary file (".<name>.<pid>.tmp") was too long: "File name too long"
+    html = tmp_path / ("é" * 120 + ".html")
+    res = cli("report", runs["old"], "--html", html, "-q -j 1")
+    assert res.exit_code == 0, res.output
+    assert [p.name for p in tmp_path.iterdir()] == [html.name]
+
+
 def test_not_a_run_file_exits_2(tmp_path: Path, cli: Cli) -> None:
     bad = tmp_path / "bad.parquet"
     bad.write_bytes(b"not parquet at all")

@@ -59,3 +59,14 @@ def test_the_float_range_check_still_finds_every_bad_time(tmp_path) -> None:
     # chunked, no bad value: accepted
     chunked = pa.Table.from_batches(table.to_batches(max_chunksize=7))
     check_rows("f.parquet", chunked, ["r"])
+
+
+def test_a_name_the_file_system_holds_is_written(tmp_path) -> None:
+    # before: the temporary file beside it (".<name>.<random>.tmp", 14 bytes longer) was
+    # too long for names of 242 to 255 bytes: "File name too long", nothing written
+    sim = simulate_run({"x": 100.0}, n_rounds=5, rng=1, run="r")
+    (meta,) = sim.frame.attrs["runs"].values()
+    path = tmp_path / ("é" * 119 + "run.parquet")  # 238 + 11 = 249 bytes
+    assert write_run(sim.frame, path, meta) == path
+    assert len(read_runs(path)) == 5
+    assert [p.name for p in tmp_path.iterdir()] == [path.name]

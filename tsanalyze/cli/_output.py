@@ -98,7 +98,8 @@ def write_files(files: dict[Path, str], *, what: str = "the report") -> None:
     problem when a file cannot be written. Each file is written whole or not at all: to
     a temporary file beside it, then renamed over it."""
     for path, text in files.items():
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        short = path.name.encode()[:200].decode("utf-8", errors="ignore")  # the tmp fits
+        tmp = path.with_name(f".{short}.{os.getpid()}.tmp")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp.write_text(text, encoding="utf-8")

@@ -390,7 +390,10 @@ def write_runs(
         raise InvalidRunError(f"cannot write {exc}") from None
     table = table.replace_schema_metadata({schema.METADATA_KEY: schema.encode_metadata(stored)})
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    # the temporary name is 14 bytes longer than the name: cut so that it fits whatever
+    # the file system holds (a name of up to 255 bytes)
+    short = path.name.encode()[:200].decode("utf-8", errors="ignore")
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{short}.", suffix=".tmp", dir=path.parent)
     tmp = Path(tmp_name)
     umask = os.umask(0)
     os.umask(umask)
