@@ -152,6 +152,23 @@ def test_output_paths(output: str, sources: list[str], names: list[str]) -> None
     assert [p.as_posix() for p in got] == names
 
 
+def test_long_input_names_give_run_files_the_file_system_can_hold(tmp_path: Path) -> None:
+    # before: a JMH series named after its parameters (253 characters, real data of
+    # Beseda et al.) gave `<name>.parquet` of 261 bytes: "File name too long", and a
+    # directory of such files could not be imported at all
+    stem = "netty__netty#io.netty.ByteBufCopyBenchmark.setBytes#" + "é" * 92 + "&size=36"
+    names = [f"{stem}.json_0", f"{stem}-2.json_0", "short.json"]
+    for name in names:
+        (tmp_path / name).write_text(json.dumps([1.5, 2.5]))
+    got = output_paths(tmp_path / "out", [tmp_path / n for n in names])
+    assert all(len(p.name.encode()) <= 255 and p.suffix == ".parquet" for p in got)
+    assert len({p.name for p in got}) == 3 and got[2].name == "short.parquet"
+    assert got[0].name.startswith(stem[:100]) and got[0].name != got[1].name
+    res = _import("values", *(tmp_path / n for n in names), "-o", tmp_path / "out", "--unit", "s")
+    assert res.exit_code == 0, res.output
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(p.name for p in got)
+
+
 def test_read_runs_accepts_every_format() -> None:
     # read_runs sniffs and imports other tools' files on the fly
     paths = [

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import hashlib
 from pathlib import Path
 from typing import Annotated
 
@@ -49,10 +50,26 @@ def _stem(src: Path) -> str:
     return name
 
 
+#: longest file name (bytes) of the usual file systems (NAME_MAX of ext4, XFS, APFS, NTFS)
+_NAME_MAX = 255
+
+
+def _fitting(base: str) -> str:
+    """``base`` when ``<base>.parquet`` fits in :data:`_NAME_MAX` bytes, else its longest
+    prefix that does, followed by ``~`` and 8 hex digits of a hash of the whole name (so
+    that two long names differing at their end stay two files)."""
+    if len(f"{base}.parquet".encode()) <= _NAME_MAX:
+        return base
+    tag = "~" + hashlib.sha256(base.encode()).hexdigest()[:8]
+    room = _NAME_MAX - len(".parquet") - len(tag)
+    return base.encode()[:room].decode("utf-8", errors="ignore") + tag
+
+
 def output_paths(output: Path, sources: list[Path]) -> list[Path]:
     """Destination of every input file: ``output`` itself for one input and a ``.parquet``
     name, else ``output/<input name>.parquet`` (``_2``, ``_3``... for repeated names), the
-    input name without its data extensions (``.json``, ``.csv``, ``.gz``, ...)."""
+    input name without its data extensions (``.json``, ``.csv``, ``.gz``, ...), shortened
+    (with a hash of it) when the file system could not hold the name."""
     if output.suffix == ".parquet":
         if len(sources) != 1:
             raise InvalidArgumentError(
@@ -70,7 +87,7 @@ def output_paths(output: Path, sources: list[Path]) -> list[Path]:
             base = f"{stem}_{k}"
             k += 1
         seen.add(base)
-        out.append(output / f"{base}.parquet")
+        out.append(output / f"{_fitting(base)}.parquet")
     return out
 
 
