@@ -169,6 +169,14 @@ def test_long_input_names_give_run_files_the_file_system_can_hold(tmp_path: Path
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(p.name for p in got)
 
 
+def test_output_suffix_in_capitals_names_a_file(tmp_path: Path) -> None:
+    # before: -o OUT.PARQUET made a directory OUT.PARQUET holding old.parquet
+    out = tmp_path / "OUT.PARQUET"
+    res = _import("auto", DATA / "benchstat" / "old.txt", "-o", out)
+    assert res.exit_code == 0, res.output
+    assert out.is_file() and len(read_runs(out)) == 20
+
+
 def test_read_runs_accepts_every_format() -> None:
     # read_runs sniffs and imports other tools' files on the fly
     paths = [

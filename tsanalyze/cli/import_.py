@@ -70,7 +70,7 @@ def output_paths(output: Path, sources: list[Path]) -> list[Path]:
     name, else ``output/<input name>.parquet`` (``_2``, ``_3``... for repeated names), the
     input name without its data extensions (``.json``, ``.csv``, ``.gz``, ...), shortened
     (with a hash of it) when the file system could not hold the name."""
-    if output.suffix == ".parquet":
+    if output.suffix.lower() == ".parquet":
         if len(sources) != 1:
             raise InvalidArgumentError(
                 f"--output: {output} names one file but {len(sources)} input files were given; "
