@@ -177,6 +177,16 @@ def test_output_suffix_in_capitals_names_a_file(tmp_path: Path) -> None:
     assert out.is_file() and len(read_runs(out)) == 20
 
 
+def test_output_that_is_a_file_but_not_a_run_file_is_named(tmp_path: Path) -> None:
+    # before: "notes/old.parquet: cannot write (File exists)"
+    notes = tmp_path / "notes"
+    notes.write_text("mine")
+    res = _import("auto", DATA / "benchstat" / "old.txt", "-o", notes)
+    assert res.exit_code == 2
+    assert f"--output {notes}: " in res.output and "not a directory" in res.output, res.output
+    assert notes.read_text() == "mine"
+
+
 def test_read_runs_accepts_every_format() -> None:
     # read_runs sniffs and imports other tools' files on the fly
     paths = [

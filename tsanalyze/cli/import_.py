@@ -77,6 +77,11 @@ def output_paths(output: Path, sources: list[Path]) -> list[Path]:
                 "give a directory (-o DIR) to write one run file per input"
             )
         return [output]
+    if output.exists() and not output.is_dir():
+        raise InvalidArgumentError(
+            f"--output {output}: is a file but not a directory; give a directory (one run "
+            "file per input) or a name ending in .parquet"
+        )
     out: list[Path] = []
     seen: set[str] = set()
     for src in sources:
