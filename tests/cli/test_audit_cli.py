@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 from pathlib import Path
@@ -112,6 +113,25 @@ def test_raw_timing_json_points_to_the_right_command() -> None:
     assert res.exit_code == 2
     assert "tsanalyze report" in res.stderr and "telco.json" in res.stderr
     assert len(res.stderr.strip().splitlines()) == 1
+
+
+def test_gzipped_input_is_read_as_the_importers_read_it(tmp_path: Path) -> None:
+    # before: pyperf's documented outliers.json.gz gave "not UTF-8 text (byte 1)", and
+    # gzipped text could not be audited at all
+    gz = AUDIT.parent / "importers" / "pyperf" / "py2.json.gz"
+    res = runner.invoke(app, ["audit", str(gz)])
+    assert res.exit_code == 2
+    assert "pyperf" in res.stderr and "tsanalyze report" in res.stderr, res.stderr
+    text = AUDIT / "formats" / "pytest_benchmark.txt"
+    packed = tmp_path / "pytest_benchmark.txt.gz"
+    packed.write_bytes(gzip.compress(text.read_bytes()))
+    plain = runner.invoke(app, ["audit", "-f", "json", str(text)])
+    got = runner.invoke(app, ["audit", "-f", "json", str(packed)])
+    assert got.exit_code == plain.exit_code == 1, got.output
+    assert got.stdout.replace(str(packed), str(text)) == plain.stdout
+    packed.write_bytes(gzip.compress(text.read_bytes())[:-9])  # truncated
+    cut = runner.invoke(app, ["audit", str(packed)])
+    assert cut.exit_code == 2 and "truncated or corrupt gzip" in cut.stderr, cut.output
 
 
 @pytest.mark.parametrize(

@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import gzip
 import io
 import json
 import math
 import os
 import stat
 import warnings
+import zlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -114,7 +116,12 @@ def _read(p: Path, source: str) -> str:
             f"{source}: {st.st_size} bytes is too large for a table of published numbers"
         )
     try:
-        return p.read_bytes().decode("utf-8-sig")
+        raw = p.read_bytes()
+        if raw[:2] == b"\x1f\x8b":  # gzip, as the importers read it (pyperf's .json.gz)
+            raw = gzip.decompress(raw)
+        return raw.decode("utf-8-sig")
+    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        raise AuditInputError(f"{source}: a truncated or corrupt gzip file ({exc})") from None
     except UnicodeDecodeError as exc:
         raise AuditInputError(f"{source}: not UTF-8 text (byte {exc.start})") from None
     except OSError as exc:
@@ -152,6 +159,8 @@ def read_audit_file(
     source = str(path)
     raw = _read(p, source)
     suffix = p.suffix.lower()
+    if suffix == ".gz":  # what is inside: bench.json.gz is JSON
+        suffix = Path(p.stem).suffix.lower()
     notes: list[Finding] = []
     formats: tuple[str, ...]
     if suffix == ".csv":
