@@ -111,6 +111,16 @@ def test_unrecognised_and_summary_only(tmp_path: Path) -> None:
     assert not (tmp_path / "o.parquet").exists()
 
 
+def test_a_run_file_given_to_import_is_named_as_one(tmp_path: Path) -> None:
+    # before: "expected a file in a known format (...); could not recognise it"
+    run = tmp_path / "run.parquet"
+    assert _import("auto", DATA / "benchstat" / "old.txt", "-o", run).exit_code == 0
+    res = _import("auto", run, "-o", tmp_path / "again.parquet")
+    assert res.exit_code == 2
+    assert "Parquet" in res.output and "nothing to import" in res.output, res.output
+    assert "tsanalyze report" in res.output
+
+
 def test_existing_output_refused(tmp_path: Path) -> None:
     out = tmp_path / "old.parquet"
     out.write_bytes(b"keep me")

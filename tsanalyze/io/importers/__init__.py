@@ -200,6 +200,11 @@ def load_table(path: Path | str, format: str = "auto", **kwargs: Any) -> Importe
         raise ImportFormatError(f"{path}: no such file or directory")
     if format == "auto":
         found = sniff(path)
+        if found is None and _is_parquet(path):
+            raise ImportFormatError(
+                f"{path}: a Parquet file (a run file is already in the run format): nothing to "
+                f"import; give it as it is to `tsanalyze report`, `compare` or `info`"
+            )
         if found is None:
             raise ImportFormatError(
                 f"{path}: expected a file in a known format ({', '.join(FORMATS)}); could not "
@@ -216,6 +221,14 @@ def load_table(path: Path | str, format: str = "auto", **kwargs: Any) -> Importe
         table = importer.load(path, **kwargs)
     check_imported(path, table)
     return table
+
+
+def _is_parquet(path: Path) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(4) == b"PAR1"
+    except OSError:
+        return False
 
 
 def check_imported(path: Path | str, table: ImportedTable) -> None:
