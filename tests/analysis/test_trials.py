@@ -55,6 +55,17 @@ def test_disagreeing_trials_are_flagged_and_widen_the_interval() -> None:
     assert e.heterogeneity_statistic == pytest.approx(q)
 
 
+def test_a_p_value_below_what_doubles_hold_is_not_printed_as_zero() -> None:
+    # before: "Cochran's Q = 75635.5, p = 0" (JMH forks of Traini et al. 2022): the
+    # chi-squared tail underflows to 0.0, which is not the p-value
+    rng = np.random.default_rng(2)
+    tr = _trials(1000.0 * (1 + 0.2 * np.arange(10)), 400, rng)
+    e = estimate_trials(tr, "mean", n_resamples=200, rng=3)
+    assert e.heterogeneity_pvalue == 0.0  # the underflow this is about
+    msg = next(w.message for w in e.warnings if w.code == "trials-disagree")
+    assert "p < 0.001" in msg and "p = 0" not in msg, msg
+
+
 def test_run_format_frame_input() -> None:
     sim = simulate_trials(3, benchmarks={"a": 500.0}, n_rounds=200, rng=4)
     e = estimate_trials(sim.frame, "median", n_resamples=200, rng=1)

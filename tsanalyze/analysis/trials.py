@@ -353,7 +353,7 @@ def estimate_trials(
             Finding(
                 "trials-disagree",
                 f"the {t} trials disagree beyond their own intervals (Cochran's Q = {q:.1f}, "
-                f"p = {qp:.2g}): between-trial sd {quote_time(between_sd, unit)} vs "
+                f"p {'< 0.001' if qp < 1e-3 else f'= {qp:.2g}'}): between-trial sd {quote_time(between_sd, unit)} vs "
                 f"within-trial se {quote_time(within_se, unit)}; one run's interval "
                 "understates the uncertainty, the two-level interval does not",
                 "warning",
