@@ -144,6 +144,39 @@ def test_no_dispersion_and_few_samples() -> None:
     assert "no-dispersion" not in _codes(b, "ci")
 
 
+def test_an_sd_no_sample_of_that_range_and_n_can_have_is_serious() -> None:
+    # before: sd 0.001 ns for 30 samples from 50 to 150 ns passed (an MDE of 0.0007 ns
+    # was computed from it); any such sample has sd >= (max - min) / sqrt(2 n), here at
+    # the worst reading of the printed integers, (149.5 - 50.5) / sqrt(60)
+    a = audit(
+        [
+            {"name": "tiny", "location": 100.0, "spread": 0.001, "n": 30, "min": 50, "max": 150},
+            {"name": "fits", "location": 100.0, "spread": 13, "n": 30, "min": 50, "max": 150},
+            {"name": "no-n", "location": 100.0, "spread": 0.001, "min": 50, "max": 150},
+        ],
+        clock_overhead_ns=0.0,
+    )
+    assert _codes(a, "tiny")["sd-impossible"] == "serious"
+    msg = next(f.message for f in a.findings if f.code == "sd-impossible")
+    assert f"{99 / math.sqrt(60):.4g} ns" in msg and "0.001" in msg, msg
+    assert "sd-impossible" not in _codes(a, "fits")
+    assert "sd-impossible" not in _codes(a, "no-n")  # n is bounded from them instead
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.floats(1.0, 1e6), min_size=2, max_size=50),
+    st.sampled_from([0, 1]),
+)
+def test_sd_impossible_never_fires_on_a_real_sample(xs: list, ddof: int) -> None:
+    x = np.asarray(xs)
+    row = {
+        "name": "x", "location": float(x.mean()), "spread": float(x.std(ddof=ddof)),
+        "n": len(x), "min": float(x.min()), "max": float(x.max()),
+    }  # fmt: skip
+    assert "sd-impossible" not in _codes(audit([row], as_printed=False), "x")
+
+
 def test_claimed_ci_inconsistent_with_sd_and_n() -> None:
     rows = [
         # sd 5 with n 20 implies a 95% half-width of 2.34; 0.5 is far too narrow

@@ -167,6 +167,8 @@ def audit(
 
     * *no-dispersion* (serious): neither spread nor CI; *few-samples*: n < 20 (warning;
       serious for n = 1), *n-unknown* (warning), *n-bounded* (info) (Li et al. 2016).
+    * *sd-impossible* (serious): a printed sd below ``(max − min) / √(2n)``, the least
+      any n samples spanning min to max have (the two extremes alone), whichever divisor.
     * *timer-overhead*: ``share = overhead / (evals · location)``; > 1% warning, >= 10%
       serious when evals is known; unknown evals is taken as 1 (warning at most) unless
       the tool times a batch of iterations per clock read (``batched``: Go, libtest,

@@ -100,6 +100,7 @@ def _dispersion_and_n(r: AuditRow, add: Callable[..., None]) -> None:
             f"only {r.n} sample(s); published numbers need at least 20 (Pilot)",
             n=r.n,
         )
+    _sd_against_range(r, add)
     if r.spread.zero_rounded and r.sd_high is not None:
         add(
             "spread-rounded",
@@ -107,6 +108,29 @@ def _dispersion_and_n(r: AuditRow, add: Callable[..., None]) -> None:
             f"the printed spread 0 means an sd below {_fmt(r, r.sd_high)} (what its digits "
             "allow), not zero; the tests use that bound",
             sd_high=r.sd_high,
+        )
+
+
+def _sd_against_range(r: AuditRow, add: Callable[..., None]) -> None:
+    """A printed sd below what the printed min, max and n allow: the two extremes alone
+    give ``sum (x - mean)^2 >= R^2 / 2``, so ``sd >= R / sqrt(2 n)`` whichever divisor
+    (n or n - 1) the tool used; the worst reading of the printed digits is taken."""
+    lo, hi = r.estimators.get("min"), r.estimators.get("max")
+    if (
+        r.sd_source != "sd" or r.sd_high is None or r.n is None or r.n_source != "given"
+        or r.n < 2 or lo is None or hi is None
+    ):  # fmt: skip
+        return
+    bound = (hi.low - lo.high) / math.sqrt(2.0 * r.n)
+    if bound > 0 and r.sd_high < bound * (1 - 1e-9):
+        add(
+            "sd-impossible",
+            "serious",
+            f"the sd {_fmt(r, r.sd or 0.0)} is impossible: {r.n} samples from "
+            f"{_fmt(r, lo.value)} to {_fmt(r, hi.value)} have an sd of at least "
+            f"{_fmt(r, bound)} (range / sqrt(2n)); the sd, n, min or max is wrong",
+            sd=r.sd,
+            sd_lower_bound=bound,
         )
 
 
