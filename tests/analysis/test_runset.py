@@ -149,6 +149,29 @@ def test_bad_input() -> None:
         analyze(df, jobs=0)
 
 
+@pytest.mark.parametrize(
+    ("change", "needle"),
+    [
+        # before: ValueError "could not convert string to float" (a traceback)
+        (lambda d: d.assign(time_ns="abc"), "column 'time_ns' is not numeric (dtype"),
+        # before: times given as text, timestamps or categories were converted silently
+        (lambda d: d.assign(time_ns=d["time_ns"].astype(str)), "column 'time_ns' is not numeric"),
+        (lambda d: d.assign(time_ns=pd.to_datetime(d["time_ns"])), "dtype datetime64"),
+        (lambda d: d.assign(time_ns=d["time_ns"].astype("category")), "dtype category"),
+        (lambda d: d.assign(time_ns=True), "dtype bool"),
+        # before: ZeroDivisionError / IndexError deep in the planning
+        (lambda d: d.assign(benchmark=np.nan), "column 'benchmark' has a missing value at row 0"),
+        (lambda d: d.assign(run=None), "column 'run' has a missing value at row 0"),
+        (lambda d: d.assign(sample=np.nan), "column 'sample' has a missing value at row 0"),
+    ],
+)
+def test_frames_of_the_wrong_kind_are_refused_by_column(change: object, needle: str) -> None:
+    df = change(_two_runs())  # type: ignore[operator]
+    with pytest.raises(InvalidRunError) as err:
+        analyze(df, jobs=1)
+    assert needle in str(err.value) and str(err.value).startswith("df: ")
+
+
 def test_runs_sharing_nothing_are_compared_within() -> None:
     # like data/samples: several runs, each an interleaved pair measured nowhere else
     one = simulate_run(

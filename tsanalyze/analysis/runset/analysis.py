@@ -325,7 +325,31 @@ def _analyze_iv(df: pd.DataFrame, jobs: int | None) -> int:
         )
     if len(df) == 0:
         raise NotEnoughData("df: holds no samples")
+    _check_columns(df)
     return _workers_of(jobs)
+
+
+def _check_columns(df: pd.DataFrame) -> None:
+    """The columns the analysis reads: real-number times, and series keys and sample
+    numbers without missing values (before, text, timestamps or categories were
+    converted to times silently, and a missing key failed deep in the planning)."""
+    for c in ("benchmark", "run", "sample", "time_ns"):
+        if not isinstance(df[c], pd.Series):
+            raise InvalidRunError(f"df: column {c!r} appears more than once")
+    dtype = df["time_ns"].dtype
+    if (
+        not pd.api.types.is_numeric_dtype(dtype)
+        or pd.api.types.is_bool_dtype(dtype)
+        or pd.api.types.is_complex_dtype(dtype)
+    ):
+        raise InvalidRunError(
+            f"df: column 'time_ns' is not numeric (dtype {dtype}); expected times in ns as "
+            "real numbers"
+        )
+    for c in ("benchmark", "run", "sample"):
+        missing = np.flatnonzero(df[c].isna().to_numpy())
+        if missing.size:
+            raise InvalidRunError(f"df: column {c!r} has a missing value at row {missing[0]}")
 
 
 def _workers_of(jobs: int | None) -> int:
