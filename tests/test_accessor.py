@@ -210,6 +210,16 @@ def test_frame_bad_arguments_name_the_parameter(
         frame.tsa.outliers(**kwargs)
 
 
+def test_a_repeated_column_is_named(frame: pd.DataFrame) -> None:
+    # before: AttributeError "'DataFrame' object has no attribute 'dtype'"
+    twice = pd.concat([frame, frame[["time_ns"]]], axis=1)
+    with pytest.raises(ValueError, match="column: 'time_ns' appears more than once"):
+        twice.tsa.summary()
+    twice = pd.concat([frame, frame[["run"]]], axis=1)
+    with pytest.raises(ValueError, match="by: column 'run' appears more than once"):
+        twice.tsa.outliers()
+
+
 def test_frame_without_run_columns_is_one_series() -> None:
     x = np.linspace(1.0, 2.0, 50) ** 2
     df = pd.DataFrame({"t": x})

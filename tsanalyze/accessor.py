@@ -106,9 +106,15 @@ def _by_iv(df: pd.DataFrame, by: By, column: str | None) -> list[str]:
         raise InvalidArgumentError(f"by: column(s) {', '.join(map(repr, missing))} not in the frame")
     if len(set(keys)) != len(keys):
         raise InvalidArgumentError(f"by: repeated column in {keys!r}")
+    twice = set(df.columns[df.columns.duplicated()])
+    for k in keys:
+        if k in twice:
+            raise InvalidArgumentError(f"by: column {k!r} appears more than once in the frame")
     if column is not None:
         if column not in df.columns:
             raise InvalidArgumentError(f"column: {column!r} is not a column of the frame")
+        if column in twice:
+            raise InvalidArgumentError(f"column: {column!r} appears more than once in the frame")
         if not pd.api.types.is_numeric_dtype(df[column].dtype):
             raise InvalidArgumentError(f"column: {column!r} is not numeric (dtype {df[column].dtype})")
         if column in keys:
