@@ -172,6 +172,25 @@ def test_frames_of_the_wrong_kind_are_refused_by_column(change: object, needle: 
     assert needle in str(err.value) and str(err.value).startswith("df: ")
 
 
+def test_sides_sharing_no_benchmark_are_said_to_be_compared_on_nothing() -> None:
+    df = _two_runs()
+    rid = list(df.attrs["runs"])[1]
+    other = df["run"] == rid
+    df["benchmark"] = df["benchmark"].astype(str).where(~other, df["benchmark"].astype(str) + "-8")
+    r = analyze(df, jobs=1, baseline_benchmark=None)
+    # each run compares its own alternatives: something was compared, no warning
+    assert r.comparisons and all(c.kind == "benchmark" for c in r.comparisons)
+    assert not r.warnings
+    # one benchmark per run (Go suites are never compared within): nothing at all
+    one = df[df["benchmark"].isin(["a", "a-8"])]
+    r = analyze(one, jobs=1)
+    assert not r.comparisons
+    (w,) = r.warnings
+    assert w.code == "nothing-compared" and w.severity == "warning"
+    assert "'a'" in w.message and "'a-8'" in w.message
+    assert not analyze(_two_runs(), jobs=1).warnings  # sharing benchmarks: no such warning
+
+
 def test_runs_sharing_nothing_are_compared_within() -> None:
     # like data/samples: several runs, each an interleaved pair measured nowhere else
     one = simulate_run(

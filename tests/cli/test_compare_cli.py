@@ -46,6 +46,25 @@ def test_two_files_fail_on_regression(files: dict[str, Path], invoke: Invoke) ->
     assert back.exit_code == 0, back.output
 
 
+def test_two_files_sharing_no_benchmark_is_an_error(
+    tmp_path: Path, write_sim: Callable[..., Path], invoke: Invoke, cli: Invoke
+) -> None:
+    # before: `compare old.txt new.txt` of Go runs on machines of 48 and 8 cores
+    # (BenchmarkX-48 vs BenchmarkX-8) compared nothing, said nothing, and exited 0
+    old = write_sim(tmp_path / "old.parquet", {"Encode-48": 1000.0}, rng=1)
+    new = write_sim(tmp_path / "new.parquet", {"Encode-8": 1100.0}, rng=2)
+    res = invoke(old, new, "--fail-on regression")
+    assert res.exit_code == 2, res.output
+    assert res.output.startswith("tsanalyze: error: A and B share no benchmark")
+    assert "'Encode-48'" in res.output and "'Encode-8'" in res.output
+    # report says it as a warning (when nothing at all was compared), JSON carries it
+    rep = cli("report", old, new, "-f json -j 1")
+    assert rep.exit_code == 0, rep.output
+    (w,) = json.loads(rep.stdout)["warnings"]
+    assert w["code"] == "nothing-compared" and w["severity"] == "warning"
+    assert "Encode-48" in w["message"] and "Encode-8" in w["message"]
+
+
 def test_two_benchmarks(files: dict[str, Path], invoke: Invoke) -> None:
     res = invoke("y x --in", files["a"], "-f json")
     assert res.exit_code == 0, res.output

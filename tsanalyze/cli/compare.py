@@ -12,7 +12,7 @@ A with ``--in``).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -20,6 +20,9 @@ from tsanalyze.cli import _options as opt
 from tsanalyze.cli._errors import fail
 from tsanalyze.cli._output import check_html_target, progress_bar, write_report
 from tsanalyze.cli.report import argument_sides
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 __all__ = ["compare"]
 
@@ -66,6 +69,7 @@ def compare(
         df = read_runs([Path(a), Path(b)])
         if df["run"].nunique() < 2:
             fail("A and B hold the same run; nothing to compare")
+        _share_a_benchmark(df, a, b)
         sides = argument_sides([a, b], df.attrs.get("runs", {}))
         options = {"baseline": a}
     with progress_bar("analysing series", quiet=quiet) as update:
@@ -76,3 +80,27 @@ def compare(
     write_report(
         analysis, output=output, html=html, plots=plots, jobs=jobs, fail_on=fail_on, quiet=quiet
     )
+
+
+def _share_a_benchmark(df: pd.DataFrame, a: str, b: str) -> None:
+    """Exit 2 when the two files have no benchmark in common: nothing can be compared
+    (names must match exactly: a renamed benchmark, Go's -GOMAXPROCS suffix)."""
+    from tsanalyze.io.runs import expand_paths
+
+    files = {str(f): "A" for f in expand_paths([a])} | {str(f): "B" for f in expand_paths([b])}
+    side = (
+        df["run"]
+        .astype(str)
+        .map(
+            {rid: files.get(str(m.get("file")), "") for rid, m in df.attrs.get("runs", {}).items()}
+        )
+    )
+    names = {k: sorted(set(df.loc[side == k, "benchmark"].astype(str))) for k in ("A", "B")}
+    if names["A"] and names["B"] and not set(names["A"]) & set(names["B"]):
+        shown = "; ".join(
+            f"{k}: {', '.join(map(repr, v[:3]))}{', ...' if len(v) > 3 else ''}"
+            for k, v in names.items()
+        )
+        fail(
+            f"A and B share no benchmark, so nothing can be compared (names must match exactly; {shown})"
+        )

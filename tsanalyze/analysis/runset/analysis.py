@@ -242,7 +242,41 @@ def analyze(
         raw=bool(raw),
         seed=root_seed,
         noise_floor=floor,
-        warnings=() if floor is None else tuple(floor.warnings),
+        warnings=(
+            *(() if comparisons else _nothing_shared(lay)),
+            *(() if floor is None else floor.warnings),
+        ),
+    )
+
+
+def _nothing_shared(lay: plan.Layout) -> tuple[Finding, ...]:
+    """A warning when there are several sides, no benchmark is on two of them and nothing
+    at all was compared (names differ: a renamed benchmark, Go's -GOMAXPROCS suffix from
+    machines of different core counts); sides that each compare their own alternatives
+    (collector runs of unrelated targets) are not warned about."""
+    by_side: dict[str, list[str]] = {}
+    for rid, b in lay.keys:
+        names = by_side.setdefault(lay.group_of[rid], [])
+        if b not in names:
+            names.append(b)
+    if len(by_side) < 2:
+        return ()
+    seen: set[str] = set()
+    for names in by_side.values():
+        if seen.intersection(names):
+            return ()
+        seen.update(names)
+    shown = "; ".join(
+        f"{side}: {', '.join(repr(b) for b in sorted(names)[:3])}{', ...' if len(names) > 3 else ''}"
+        for side, names in by_side.items()
+    )
+    return (
+        Finding(
+            "nothing-compared",
+            f"the {len(by_side)} sides share no benchmark, so none is compared across them "
+            f"(names must match exactly; {shown})",
+            "warning",
+        ),
     )
 
 
