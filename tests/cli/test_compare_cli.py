@@ -65,6 +65,17 @@ def test_two_files_sharing_no_benchmark_is_an_error(
     assert "Encode-48" in w["message"] and "Encode-8" in w["message"]
 
 
+def test_two_benchmarks_never_in_one_run_is_an_error(
+    tmp_path: Path, write_sim: Callable[..., Path], invoke: Invoke
+) -> None:
+    # before: `compare X-48 X-8 --in old.parquet --in new.parquet` compared nothing, exit 0
+    old = write_sim(tmp_path / "old.parquet", {"X-48": 1000.0}, rng=1)
+    new = write_sim(tmp_path / "new.parquet", {"X-8": 1100.0}, rng=2)
+    res = invoke("X-48 X-8 --in", old, "--in", new)
+    assert res.exit_code == 2, res.output
+    assert "A and B are never in the same run" in res.output, res.output
+
+
 def test_two_benchmarks(files: dict[str, Path], invoke: Invoke) -> None:
     res = invoke("y x --in", files["a"], "-f json")
     assert res.exit_code == 0, res.output

@@ -61,6 +61,14 @@ def compare(
         if a == b:
             fail("A and B name the same benchmark")
         df = df[df["benchmark"].astype(str).isin([a, b])]
+        runs_of = {
+            n: set(df.loc[df["benchmark"].astype(str) == n, "run"].astype(str)) for n in (a, b)
+        }
+        if not runs_of[a] & runs_of[b]:
+            fail(
+                "A and B are never in the same run: --in compares two benchmarks of one run "
+                "(to compare two files, give them as A and B with the same benchmark names)"
+            )
         options = {"baseline_benchmark": a}
     else:
         for label, name in (("A", a), ("B", b)):
