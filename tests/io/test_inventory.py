@@ -150,6 +150,21 @@ def test_imported_files_are_read_whole_and_summarised_alike() -> None:
     assert set(inv.runs) == set(full.attrs["runs"])
 
 
+def test_warmup_rows_of_an_imported_run_file_are_not_counted_as_samples(tmp_path) -> None:
+    # before: `info` of an imported pyperf file counted its warm-up rows as samples (4 per
+    # run, and 16 for pyperf's calibration run, which measured nothing) where `info` of
+    # the pyperf file itself, and read_runs, count 3 and none
+    from tsanalyze.io.importers import load_table
+
+    src = DATA / "importers" / "pyperf" / "py2.json.gz"
+    t = load_table(src)
+    assert set(t.frame["kind"].astype(str)) >= {"value", "warmup"}
+    path = write_runs(t.frame, tmp_path / "py2.parquet", t.metadata.values())
+    want = _counts(read_runs(path))
+    assert parquet_inventory(path).samples == want == inventory(src).samples
+    assert set(want.values()) == {3}
+
+
 def test_runs_merged_across_files_as_read_runs_merges_them(tmp_path, runs) -> None:
     frame, metas = runs
     one = frame[frame["run"] == "r1"]

@@ -121,13 +121,27 @@ def _as_dictionary(arr: pa.Array) -> pa.DictionaryArray:
     return pc.dictionary_encode(arr)
 
 
+def _all_values(stats: Any, num_rows: int) -> bool:
+    """Whether a ``kind`` column chunk holds only ``value`` rows (or nulls, which are
+    values), by its statistics; False when they cannot tell."""
+    if stats is None or not stats.has_null_count:
+        return False
+    if stats.null_count == num_rows:
+        return True
+    return bool(stats.has_min_max and stats.min == stats.max == "value")
+
+
 def _count_keys(
-    path: PathLike, pf: pq.ParquetFile, groups: list[int], into: dict[tuple[str, str], int]
-) -> None:
+    path: PathLike, pf: pq.ParquetFile, groups: list[int], into: dict[tuple[str, str], int],
+    *, values_only: bool = False,
+) -> None:  # fmt: skip
     """Add the rows of each (run, benchmark) in row groups ``groups``: the two key columns
-    only, as dictionary indices, :data:`_BATCH_ROWS` rows at a time."""
+    only, as dictionary indices, :data:`_BATCH_ROWS` rows at a time; with ``values_only``
+    the ``kind`` column too, and only the rows that are samples (kind null or value), as
+    :func:`tsanalyze.read_runs` keeps them."""
+    columns = ["run", "benchmark", "kind"] if values_only else ["run", "benchmark"]
     try:
-        batches = pf.iter_batches(_BATCH_ROWS, row_groups=groups, columns=["run", "benchmark"])
+        batches = pf.iter_batches(_BATCH_ROWS, row_groups=groups, columns=columns)
         for batch in batches:
             run = _as_dictionary(batch.column(0))
             bench = _as_dictionary(batch.column(1))
@@ -136,6 +150,12 @@ def _count_keys(
                 raise InvalidRunError(f"{path}: column {name}: holds a null")
             width = max(1, len(bench.dictionary))
             key = _indices(run).astype(np.int64) * width + _indices(bench)
+            if values_only:
+                import pyarrow.compute as pc  # only imported files have other kinds
+
+                kind = batch.column(2)
+                keep = pc.fill_null(pc.equal(kind.cast(pa.string()), "value"), True)
+                key = key[np.asarray(keep.to_numpy(zero_copy_only=False), dtype=bool)]
             counts = np.bincount(key, minlength=len(run.dictionary) * width)
             runs = run.dictionary.to_pylist()
             benches = bench.dictionary.to_pylist()
@@ -191,9 +211,13 @@ def parquet_inventory(path: PathLike) -> FileInventory:
     where = {md.schema.column(j).path: j for j in range(md.num_columns)}
     samples: dict[tuple[str, str], int] = {}
     mixed: list[int] = []
+    kinded: list[int] = []  # imported rows of other kinds than value (warm-ups): not samples
     for i in range(md.num_row_groups):
         rg = md.row_group(i)
         if rg.num_rows == 0:
+            continue
+        if "kind" in where and not _all_values(rg.column(where["kind"]).statistics, rg.num_rows):
+            kinded.append(i)
             continue
         run = _single(rg.column(where["run"]).statistics)
         bench = _single(rg.column(where["benchmark"]).statistics)
@@ -201,9 +225,13 @@ def parquet_inventory(path: PathLike) -> FileInventory:
             mixed.append(i)
         else:
             samples[(str(run), str(bench))] = samples.get((str(run), str(bench)), 0) + rg.num_rows
-    if mixed:  # the key columns, as dictionaries (their columns exist: checked above)
+    if mixed or kinded:  # the key columns, as dictionaries (their columns exist: checked above)
         keys = pq.ParquetFile(path, metadata=md, read_dictionary=["run", "benchmark"])
-        _count_keys(path, keys, mixed, samples)
+        if mixed:
+            _count_keys(path, keys, mixed, samples)
+        if kinded:
+            _count_keys(path, keys, kinded, samples, values_only=True)
+    mixed += kinded
     declared = [m["run"] for m in metas]
     for rid, _ in samples:
         if rid not in declared:
