@@ -177,18 +177,20 @@ def test_sides_sharing_no_benchmark_are_said_to_be_compared_on_nothing() -> None
     rid = list(df.attrs["runs"])[1]
     other = df["run"] == rid
     df["benchmark"] = df["benchmark"].astype(str).where(~other, df["benchmark"].astype(str) + "-8")
-    r = analyze(df, jobs=1, baseline_benchmark=None)
+    sides = dict(zip(df.attrs["runs"], ["old", "new"], strict=True))  # two arguments
+    r = analyze(df, jobs=1, sides=sides)
     # each run compares its own alternatives: something was compared, no warning
     assert r.comparisons and all(c.kind == "benchmark" for c in r.comparisons)
     assert not r.warnings
     # one benchmark per run (Go suites are never compared within): nothing at all
     one = df[df["benchmark"].isin(["a", "a-8"])]
-    r = analyze(one, jobs=1)
+    assert not analyze(one, jobs=1).warnings  # no sides given (one directory): no warning
+    r = analyze(one, jobs=1, sides=sides)
     assert not r.comparisons
     (w,) = r.warnings
     assert w.code == "nothing-compared" and w.severity == "warning"
     assert "'a'" in w.message and "'a-8'" in w.message
-    assert not analyze(_two_runs(), jobs=1).warnings  # sharing benchmarks: no such warning
+    assert not analyze(_two_runs(), jobs=1, sides=sides).warnings  # sharing benchmarks
 
 
 def test_runs_sharing_nothing_are_compared_within() -> None:

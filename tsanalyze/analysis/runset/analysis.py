@@ -243,17 +243,18 @@ def analyze(
         seed=root_seed,
         noise_floor=floor,
         warnings=(
-            *(() if comparisons else _nothing_shared(lay)),
+            *(() if comparisons or not sides else _nothing_shared(lay)),
             *(() if floor is None else floor.warnings),
         ),
     )
 
 
 def _nothing_shared(lay: plan.Layout) -> tuple[Finding, ...]:
-    """A warning when there are several sides, no benchmark is on two of them and nothing
-    at all was compared (names differ: a renamed benchmark, Go's -GOMAXPROCS suffix from
-    machines of different core counts); sides that each compare their own alternatives
-    (collector runs of unrelated targets) are not warned about."""
+    """A warning when several sides were given (``sides``: several arguments of the
+    command line), no benchmark is on two of them and nothing at all was compared (names
+    differ: a renamed benchmark, Go's -GOMAXPROCS suffix from machines of different core
+    counts); sides that each compare their own alternatives (collector runs of unrelated
+    targets), and the files of one directory, are not warned about."""
     by_side: dict[str, list[str]] = {}
     for rid, b in lay.keys:
         names = by_side.setdefault(lay.group_of[rid], [])
@@ -268,8 +269,8 @@ def _nothing_shared(lay: plan.Layout) -> tuple[Finding, ...]:
         seen.update(names)
     shown = "; ".join(
         f"{side}: {', '.join(repr(b) for b in sorted(names)[:3])}{', ...' if len(names) > 3 else ''}"
-        for side, names in by_side.items()
-    )
+        for side, names in list(by_side.items())[:3]
+    ) + ("; ..." if len(by_side) > 3 else "")
     return (
         Finding(
             "nothing-compared",
