@@ -263,6 +263,19 @@ def test_csv_time_of_1e308_is_refused(tmp_path: Path) -> None:
     _refused(p, "column ns", "beyond 9.223e+18 ns")
 
 
+def test_csv_unit_column_is_not_ignored(tmp_path: Path) -> None:
+    # before: times of 100 and 120 ms in a column "time", with "ms" in a column "unit",
+    # were written as 100 and 120 ns with exit 0 (a million times too fast)
+    p = _write(tmp_path, "t.csv", "benchmark,time,unit\na,100,ms\na,120,ms\n")
+    _refused(p, "column 'unit' says the times are in ms", "--unit ms")
+    mixed = _write(tmp_path, "m.csv", "benchmark,time,unit\na,100,ms\nb,120,us\n")
+    _refused(mixed, "column 'unit' holds several units (ms, us)")
+    # given, the unit is applied; a unit column that agrees with ns changes nothing
+    assert load_table(p, mapping={"unit": "ms"}).frame["ns"].tolist() == [1e8, 1.2e8]
+    ns = _write(tmp_path, "n.csv", "benchmark,time,unit\na,100,ns\n")
+    assert load_table(ns).frame["ns"].tolist() == [100.0]
+
+
 def test_csv_evals_beyond_int64_are_refused_not_wrapped(tmp_path: Path) -> None:
     p = _write(tmp_path, "t.csv", "benchmark,time,evals\na,1,1e30\n")
     _refused(p, "from 1 to 9223372036854775807")

@@ -55,6 +55,32 @@ _AUTO = {
 }
 
 
+def _refuse_unit_column(path: Path, table: pd.DataFrame) -> None:
+    """A column named ``unit`` that says the times are not in ns, when no unit was given:
+    the times would be read as ns (a million times off for ms), so refuse and say how to
+    give it."""
+    col = next((c for c in table.columns if str(c).strip().lower() == "unit"), None)
+    if col is None:
+        return
+    units = sorted({str(v).strip() for v in table[col]} - {""})
+    if not units or units == ["ns"]:
+        return
+    if len(units) == 1:
+        raise fail(
+            path,
+            "",
+            f"column {col!r} says the times are in {units[0]}, but no unit was given (the "
+            f"time column is read as ns unless told); give it: `tsanalyze import csv {path} "
+            f"--unit {units[0]} -o run.parquet`",
+        )
+    raise fail(
+        path,
+        "",
+        f"column {col!r} holds several units ({', '.join(units[:5])}); one time column needs "
+        "one unit: split the file by unit and import each with its --unit",
+    )
+
+
 def parse_mapping(text: str | None) -> dict[str, str]:
     """Parse a column mapping such as ``"time=col,benchmark=col,unit=ns"``.
 
@@ -183,6 +209,8 @@ class CsvImporter:
                 )
         if len(table) == 0:
             raise fail(path, "line 2", "expected at least one data row")
+        if "unit" not in m:
+            _refuse_unit_column(path, table)
         tcol = m["time"] if "time" in m else m["total"]
         times = _numbers(path, table[tcol], tcol)
         if "evals" in m:
