@@ -16,7 +16,8 @@ The mapping (``--map time=col,benchmark=col,evals=col,unit=ns`` on the command l
 ``work``
     work amount of each sample (the run format's ``work`` column, Pilot's WPS model);
 ``unit``
-    the unit of the time column: ``ns`` (default), ``us``, ``ms`` or ``s``;
+    the unit of the time column: ``ns`` (default), ``us``, ``ms`` or ``s``; a file with
+    a column named ``unit`` that says otherwise is refused until the unit is given;
 ``sep``
     the field separator (default: tab for ``.tsv``/``.tab`` files, else comma).
 
