@@ -51,18 +51,34 @@ def test_two_files_sharing_no_benchmark_is_an_error(
 ) -> None:
     # before: `compare old.txt new.txt` of Go runs on machines of 48 and 8 cores
     # (BenchmarkX-48 vs BenchmarkX-8) compared nothing, said nothing, and exited 0
-    old = write_sim(tmp_path / "old.parquet", {"Encode-48": 1000.0}, rng=1)
-    new = write_sim(tmp_path / "new.parquet", {"Encode-8": 1100.0}, rng=2)
+    old = write_sim(tmp_path / "old.parquet", {"Encode-48": 1000.0, "Decode-48": 500.0}, rng=1)
+    new = write_sim(tmp_path / "new.parquet", {"Encode-8": 1100.0, "Decode-8": 500.0}, rng=2)
     res = invoke(old, new, "--fail-on regression")
     assert res.exit_code == 2, res.output
     assert res.output.startswith("tsanalyze: error: A and B share no benchmark")
     assert "'Encode-48'" in res.output and "'Encode-8'" in res.output
+    old = write_sim(tmp_path / "old1.parquet", {"Encode-48": 1000.0}, rng=1)
+    new = write_sim(tmp_path / "new1.parquet", {"Encode-8": 1100.0}, rng=2)
     # report says it as a warning (when nothing at all was compared), JSON carries it
     rep = cli("report", old, new, "-f json -j 1")
     assert rep.exit_code == 0, rep.output
     (w,) = json.loads(rep.stdout)["warnings"]
     assert w["code"] == "nothing-compared" and w["severity"] == "warning"
     assert "Encode-48" in w["message"] and "Encode-8" in w["message"]
+
+
+def test_two_files_of_one_benchmark_each_are_compared_whatever_their_names(
+    tmp_path: Path, write_sim: Callable[..., Path], invoke: Invoke
+) -> None:
+    # JSON lists of times are named after their files (old.json -> "old"): two of them
+    # could not be compared at all; one benchmark on each side is what is asked for
+    old = write_sim(tmp_path / "old.parquet", {"old": 1000.0}, rng=1)
+    new = write_sim(tmp_path / "new.parquet", {"new": 1100.0}, rng=2)
+    res = invoke(old, new, "-f json --fail-on regression")
+    assert res.exit_code == 1, res.output
+    (c,) = json.loads(res.stdout)["comparisons"]
+    assert c["verdict"] == "slower" and c["ci_low"] <= 1.1 <= c["ci_high"]
+    assert "comparing 'new' of B with 'old' of A" in res.stderr
 
 
 def test_two_benchmarks_never_in_one_run_is_an_error(

@@ -1,7 +1,9 @@
 """``tsanalyze compare A B``: a two-sided report of two files, or of two benchmarks.
 
 ``tsanalyze compare old.parquet new.parquet`` compares every benchmark the two sides share
-(baseline: the first); a side may be a directory or glob, whose runs are its trials.
+(baseline: the first); a side may be a directory or glob, whose runs are its trials. Two
+sides of one benchmark each are compared whatever the names (a JSON list of times is named
+after its file); two sides sharing no benchmark otherwise exit 2.
 ``tsanalyze compare BENCH_A BENCH_B --in run.parquet`` compares two benchmarks of the same
 run(s) (paired by round when interleaved; baseline: the first). Same output options and
 exit codes as ``report``: ``--fail-on regression`` fires for a candidate run slower than
@@ -77,7 +79,7 @@ def compare(
         df = read_runs([Path(a), Path(b)])
         if df["run"].nunique() < 2:
             fail("A and B hold the same run; nothing to compare")
-        _share_a_benchmark(df, a, b)
+        df = _share_a_benchmark(df, a, b)
         sides = argument_sides([a, b], df.attrs.get("runs", {}))
         options = {"baseline": a}
     with progress_bar("analysing series", quiet=quiet) as update:
@@ -90,9 +92,11 @@ def compare(
     )
 
 
-def _share_a_benchmark(df: pd.DataFrame, a: str, b: str) -> None:
-    """Exit 2 when the two files have no benchmark in common: nothing can be compared
-    (names must match exactly: a renamed benchmark, Go's -GOMAXPROCS suffix)."""
+def _share_a_benchmark(df: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
+    """``df`` when the two files have a benchmark in common; when each holds one
+    benchmark, ``df`` with B's named as A's (what is asked: JSON lists of times are named
+    after their files); else exit 2: nothing can be compared (names must match exactly:
+    a renamed benchmark, Go's -GOMAXPROCS suffix)."""
     from tsanalyze.io.runs import expand_paths
 
     files = {str(f): "A" for f in expand_paths([a])} | {str(f): "B" for f in expand_paths([b])}
@@ -104,11 +108,22 @@ def _share_a_benchmark(df: pd.DataFrame, a: str, b: str) -> None:
         )
     )
     names = {k: sorted(set(df.loc[side == k, "benchmark"].astype(str))) for k in ("A", "B")}
-    if names["A"] and names["B"] and not set(names["A"]) & set(names["B"]):
-        shown = "; ".join(
-            f"{k}: {', '.join(map(repr, v[:3]))}{', ...' if len(v) > 3 else ''}"
-            for k, v in names.items()
+    if not (names["A"] and names["B"]) or set(names["A"]) & set(names["B"]):
+        return df
+    if len(names["A"]) == len(names["B"]) == 1:
+        typer.echo(
+            f"tsanalyze: comparing {names['B'][0]!r} of B with {names['A'][0]!r} of A (the one "
+            "benchmark of each), under the name of A's",
+            err=True,
         )
-        fail(
-            f"A and B share no benchmark, so nothing can be compared (names must match exactly; {shown})"
-        )
+        renamed = df["benchmark"].astype(str).where(side != "B", names["A"][0])
+        out = df.assign(benchmark=renamed.astype("category"))
+        out.attrs = df.attrs
+        return out
+    shown = "; ".join(
+        f"{k}: {', '.join(map(repr, v[:3]))}{', ...' if len(v) > 3 else ''}"
+        for k, v in names.items()
+    )
+    fail(
+        f"A and B share no benchmark, so nothing can be compared (names must match exactly; {shown})"
+    )
