@@ -51,6 +51,21 @@ def test_bad_input_still_exits_2_with_its_message(tmp_path: Path) -> None:
     assert "missing.parquet" in proc.stderr
 
 
+def test_a_closed_standard_output_is_no_traceback(tmp_path: Path) -> None:
+    # before: `tsanalyze report run.parquet >&-` (a cron job, a daemon) printed "internal
+    # error ... 'NoneType' object has no attribute 'isatty'" and a traceback from exit_now
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    html = tmp_path / "r.html"
+    cmd = f"exec {sys.executable} -m tsanalyze report {RUN} -q --html {html} >&-"
+    proc = subprocess.run(
+        ["bash", "-c", cmd], stderr=subprocess.PIPE, text=True, env=env, timeout=300,
+        check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr
+    assert html.read_text(encoding="utf-8").rstrip().endswith("</html>")
+
+
 @pytest.mark.parametrize(
     ("code", "status", "stderr"),
     [(None, 0, ""), (0, 0, ""), (3, 3, ""), ("a message", 1, "a message")],

@@ -126,7 +126,13 @@ def main(argv: list[str] | None = None) -> None:
 
 def console() -> NoReturn:
     """The ``tsanalyze`` program (console script, ``python -m tsanalyze``): :func:`main`,
-    then the process ends once its output is flushed (:func:`exit_now`)."""
+    then the process ends once its output is flushed (:func:`exit_now`). A standard
+    stream the process was started without (``>&-``: Python sets it to None) is taken as
+    ``/dev/null``: the output is discarded, files are still written."""
+    if sys.stdout is None:
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")
     try:
         main()
     except SystemExit as exc:
