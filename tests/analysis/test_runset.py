@@ -191,6 +191,11 @@ def test_sides_sharing_no_benchmark_are_said_to_be_compared_on_nothing() -> None
     assert w.code == "nothing-compared" and w.severity == "warning"
     assert "'a'" in w.message and "'a-8'" in w.message
     assert not analyze(_two_runs(), jobs=1, sides=sides).warnings  # sharing benchmarks
+    # sharing some: the others are named, as a note
+    df["benchmark"] = df["benchmark"].astype(str).where(df["benchmark"] != "a-8", "a")
+    (w,) = analyze(df, jobs=1, sides=sides).warnings
+    assert (w.code, w.severity) == ("one-side-only", "info")
+    assert "2 benchmark(s)" in w.message and "'b' (old)" in w.message and "'b-8' (new)" in w.message
 
 
 def test_runs_sharing_nothing_are_compared_within() -> None:

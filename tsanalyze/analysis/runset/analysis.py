@@ -243,18 +243,19 @@ def analyze(
         seed=root_seed,
         noise_floor=floor,
         warnings=(
-            *(() if comparisons or not sides else _nothing_shared(lay)),
+            *(_side_coverage(lay, bool(comparisons)) if sides else ()),
             *(() if floor is None else floor.warnings),
         ),
     )
 
 
-def _nothing_shared(lay: plan.Layout) -> tuple[Finding, ...]:
-    """A warning when several sides were given (``sides``: several arguments of the
-    command line), no benchmark is on two of them and nothing at all was compared (names
+def _side_coverage(lay: plan.Layout, compared: bool) -> tuple[Finding, ...]:
+    """When several sides were given (``sides``: several arguments of the command line):
+    a warning when no benchmark is on two of them and nothing at all was compared (names
     differ: a renamed benchmark, Go's -GOMAXPROCS suffix from machines of different core
-    counts); sides that each compare their own alternatives (collector runs of unrelated
-    targets), and the files of one directory, are not warned about."""
+    counts); a note naming the benchmarks on one side only when others are shared (a
+    renamed or removed benchmark). Sides that each compare their own alternatives
+    (collector runs of unrelated targets), and the files of one directory, get neither."""
     by_side: dict[str, list[str]] = {}
     for rid, b in lay.keys:
         names = by_side.setdefault(lay.group_of[rid], [])
@@ -262,11 +263,25 @@ def _nothing_shared(lay: plan.Layout) -> tuple[Finding, ...]:
             names.append(b)
     if len(by_side) < 2:
         return ()
-    seen: set[str] = set()
-    for names in by_side.values():
-        if seen.intersection(names):
+    sides_of: dict[str, list[str]] = {}
+    for side, names in by_side.items():
+        for b in names:
+            sides_of.setdefault(b, []).append(side)
+    if any(len(v) > 1 for v in sides_of.values()):
+        lonely = sorted((b, v[0]) for b, v in sides_of.items() if len(v) == 1)
+        if not lonely:
             return ()
-        seen.update(names)
+        listed = ", ".join(f"{b!r} ({side})" for b, side in lonely[:4])
+        return (
+            Finding(
+                "one-side-only",
+                f"{len(lonely)} benchmark(s) on one side only, not compared across sides: "
+                f"{listed}{', ...' if len(lonely) > 4 else ''}",
+                "info",
+            ),
+        )
+    if compared:
+        return ()
     shown = "; ".join(
         f"{side}: {', '.join(repr(b) for b in sorted(names)[:3])}{', ...' if len(names) > 3 else ''}"
         for side, names in list(by_side.items())[:3]
