@@ -318,6 +318,18 @@ def test_bad_rows_name_row_and_field(rows: list, match: str) -> None:
         audit(rows)
 
 
+def test_a_name_that_is_a_huge_nested_list_is_refused_at_once() -> None:
+    # before: a YAML alias bomb as a name (10 levels of 10 references, 10^10 strings)
+    # was turned into text whole for the row's label: out of memory
+    level: list = ["x"] * 10
+    for _ in range(9):
+        level = [level] * 10
+    with pytest.raises(AuditInputError, match="field 'name': expected text or a number, got a list"):
+        audit([{"name": level, "location": 1.0}])
+    with pytest.raises(AuditInputError, match="field 'unit': expected text"):
+        audit([{"name": "a", "location": 1.0, "unit": {"k": level}}])
+
+
 def test_bad_parameters() -> None:
     with pytest.raises(ValueError, match="alpha"):
         audit([{"name": "a", "location": 1.0}], alpha=1.5)

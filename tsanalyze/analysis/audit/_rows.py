@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+import reprlib
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
@@ -137,9 +138,16 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def printable(text: Any, limit: int = 80) -> str:
-    """``text`` for a one-line message: control characters escaped, at most ``limit``."""
-    s = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text).replace("\n", " "))
+    """``text`` for a one-line message: control characters escaped, at most ``limit``; a
+    container is shown by its first items only (never turned into text whole: a YAML
+    alias bomb is 10^10 strings)."""
+    raw = text if isinstance(text, str) else reprlib.repr(text) if _container(text) else str(text)
+    s = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", raw.replace("\n", " "))
     return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
+def _container(v: Any) -> bool:
+    return isinstance(v, (list, tuple, dict, set, frozenset))
 
 
 def _missing(v: Any) -> bool:
@@ -247,6 +255,8 @@ class _RowChecker:
         v = self.rec.get(field)
         if _missing(v):
             return default
+        if _container(v):
+            raise self.fail(field, f"expected text or a number, got a {type(v).__name__}")
         return str(v).strip()
 
     def choice(self, field: str, allowed: tuple[str, ...], default: str | None) -> str | None:
