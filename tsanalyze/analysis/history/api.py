@@ -63,6 +63,10 @@ MAX_PILOT_SPLITS = 4
 #: before the noise is refitted without it, and how many null series estimate it
 GATE_LEVEL = 0.95
 GATE_ROWS = 100
+#: ... and the stricter quantile each further suspected step must beat (the data's were
+#: selected by the pilot's segmentation, the null's not: at 95% the model's stationary
+#: series had 4.0% false changes against 3.3%, at 99% 3.3%, 300 series)
+GATE_MORE_LEVEL = 0.99
 #: share of a machine/env's series that must change at one commit to call it environmental
 SHARED_SHARE = 0.5
 #: ... counting only changes located to at most this share of their series' commits (a
@@ -416,7 +420,7 @@ def _first_pass(job: _Job) -> _Work:
             fit_x = det.without_steps([first[1]])
         else:
             k = min(len(det.segment(first, PILOT_SPLIT_LEVEL)), MAX_PILOT_SPLITS)
-            splits = det.gated_splits(first[1], k, GATE_ROWS, GATE_LEVEL)
+            splits = det.gated_splits(first[1], k, GATE_ROWS, GATE_LEVEL, GATE_MORE_LEVEL)
             fit_x = det.without_steps(splits) if splits else s.x
         det = SeriesDetector(s.x, s.runs, s.within_var, rng, n_null=job.n_null,
                              fit_x=fit_x)  # fmt: skip

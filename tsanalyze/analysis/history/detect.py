@@ -330,17 +330,21 @@ class SeriesDetector:
         out: Float64Array = self._prefix_gains(rows, splits)[:, -1]
         return out
 
-    def gated_splits(self, first: int, k: int, n_rows: int, level: float) -> list[int]:
+    def gated_splits(
+        self, first: int, k: int, n_rows: int, level: float, more_level: float
+    ) -> list[int]:
         """The suspected steps to take out before the noise is refitted.
 
         Of the first ``k`` splits of the series (``first``, the scan's best, then
         :meth:`forward_splits`), the most whose removal raises the Whittle likelihood by
         more than it does on ``level`` of ``n_rows`` null series (their own splits
         found and taken out the same way), each split beyond the first also by more than
-        the null's own increment: on a series without a step, removing the wander's
-        largest swing makes the wander look smaller and the null too light; a spurious
-        split beside a real step would do the same. A regression that later recovered
-        is two steps whose removal together passes where one alone does not.
+        the null's own increment, both at ``more_level`` (the data's further splits were
+        selected by a segmentation, the null's were not): on a series without a step,
+        removing the wander's largest swing makes the wander look smaller and the null
+        too light; a spurious split beside a real step would do the same. A regression
+        that later recovered is two steps whose removal together passes where one alone
+        does not.
         """
         if self.null is None:
             return []
@@ -352,9 +356,10 @@ class SeriesDetector:
         null = self._prefix_gains(self.null[:n_rows], self._null_splits(n_rows, k))
         keep = 0
         for j in range(k):
-            if gain[j] <= float(np.quantile(null[:, j], level)):
+            q = level if j == 0 else more_level
+            if gain[j] <= float(np.quantile(null[:, j], q)):
                 continue
-            if j and gain[j] - gain[j - 1] <= float(np.quantile(null[:, j] - null[:, j - 1], level)):
+            if j and gain[j] - gain[j - 1] <= float(np.quantile(null[:, j] - null[:, j - 1], q)):
                 continue
             keep = j + 1
         return sorted(int(t) for t in mine[0, :keep])
