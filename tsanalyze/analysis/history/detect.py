@@ -85,6 +85,14 @@ MIN_SEG = 2
 #: the commit set is calibrated on a step this many standard errors smaller than the
 #: fitted one (its one-sided 95% lower bound; see :meth:`SeriesDetector.locate`)
 SET_Z_LOW = 1.645
+#: a drift in place of a step is looked for this many commits on each side of it, tested
+#: at this level against the step on this many null series (see :meth:`SeriesDetector.ramp`)
+DRIFT_HALF_WIDTH = 30
+DRIFT_LEVEL = 0.01
+#: the fewest commits a drift spans (shorter ramps are told from steps too rarely: such
+#: a step's set of commits covers them)
+DRIFT_MIN_SPAN = 8
+DRIFT_ROWS = 200
 
 
 def huber_levels(x: Float64Array, s: Float64Array, mask: np.ndarray | None = None) -> Float64Array:
@@ -129,6 +137,8 @@ class Located:
     delta: float  # log ratio new/old
     ci_low: float
     ci_high: float
+    ramp: tuple[int, int] | None = None  # a drift in its place: (first commit off the old
+    # level, first commit at the new one), see SeriesDetector.ramp
 
 
 class SeriesDetector:
@@ -248,33 +258,111 @@ class SeriesDetector:
                 white_var=m.white_var * ratio))  # fmt: skip
         return out
 
-    def without_step(self, t: int) -> Float64Array:
-        """The series with the step at ``t`` taken out (each side centred on its Huber
-        level): what the noise fit should see once a change is suspected there."""
-        out: Float64Array = self._without_steps(self.x[None, :], np.array([t]))[0]
+    def without_steps(self, splits: list[int]) -> Float64Array:
+        """The series with the steps at ``splits`` taken out (each segment centred on its
+        Huber level): what the noise fit should see once changes are suspected there."""
+        out: Float64Array = self._without_steps(self.x[None, :], np.array([splits]))[0]
         return out
 
     def _without_steps(self, rows: Float64Array, splits: np.ndarray) -> Float64Array:
-        """Each row of ``rows`` with the step at its own split taken out (see
-        :meth:`without_step`)."""
-        left = np.arange(self.x.size)[None, :] < splits[:, None]
-        lev_l = huber_levels(rows, self.sd, left)
-        lev_r = huber_levels(rows, self.sd, ~left)
-        out: Float64Array = rows - np.where(left, lev_l[:, None], lev_r[:, None])
+        """Each row of ``rows`` with the steps at its own splits (a row of ``splits``,
+        shape (m, k)) taken out (see :meth:`without_steps`)."""
+        pos = np.arange(self.x.size)
+        seg = (pos[None, None, :] >= splits[:, :, None]).sum(axis=1)
+        out: Float64Array = np.empty_like(rows, dtype=np.float64)
+        for j in range(splits.shape[1] + 1):
+            mask = seg == j
+            if mask.any():
+                lev = huber_levels(rows, self.sd, mask)
+                out = np.where(mask, rows - lev[:, None], out)
         return out
 
-    def null_step_gains(self, n_rows: int) -> Float64Array:
-        """What taking the best split's step out raises the Whittle log-likelihood of
-        ``n_rows`` of the null series by (each despiked, as the data's): the null
-        distribution of the gain that decides whether the noise is refitted without a
-        suspected step."""
+    def forward_splits(self, rows: Float64Array, k: int) -> np.ndarray:
+        """``k`` splits of each row of ``rows`` (shape (m, n)) by forward selection of
+        steps in the GLS regression under the fitted noise: the best split of the GLS
+        scan, then each time the step that raises the likelihood most given the steps
+        chosen so far (their whitened regressors projected out). Shape (m, k)."""
+        n = self.x.size
+        reg = self.gls(0, n).regressors
+        y = self.gls(0, n).whiten(despike(rows))
+        idx = np.arange(1, n)
+        out = np.empty((rows.shape[0], k), dtype=np.int64)
+        for i in range(rows.shape[0]):
+            r = reg.copy()
+            free = (idx >= self.min_seg) & (idx <= n - self.min_seg)
+            for j in range(k):
+                norm = np.linalg.norm(r, axis=1)
+                ok = free & (norm > 1e-9)
+                score = np.where(ok, np.abs(r @ y[i]) / np.where(ok, norm, 1.0), -np.inf)
+                best = int(np.argmax(score))
+                out[i, j] = best + 1
+                q = r[best] / norm[best]
+                r -= np.outer(r @ q, q)
+                free &= np.abs(idx - (best + 1)) >= self.min_seg
+        return out
+
+    def _prefix_gains(self, rows: Float64Array, splits: np.ndarray) -> Float64Array:
+        """Shape (m, k): what taking out the steps at the first 1..k splits of each row
+        (a row of ``splits``) raises the Whittle log-likelihood of that row by (each
+        despiked, as the scans see them)."""
+        base = whittle_logliks(despike(rows))
+        out: Float64Array = np.stack(
+            [whittle_logliks(despike(self._without_steps(rows, splits[:, : j + 1]))) - base
+             for j in range(splits.shape[1])], axis=1)  # fmt: skip
+        return out
+
+    def _null_splits(self, n_rows: int, k: int) -> np.ndarray:
+        """The first ``k`` splits of the first ``n_rows`` null series, found as the
+        data's are (:meth:`forward_splits`; the scan's best split alone for k = 1)."""
+        if k == 1 or not self.use_gls:
+            return self._null_scan(0, self.x.size).best[:n_rows, None]
+        return self.forward_splits(self.null[:n_rows], k)  # type: ignore[index]
+
+    def null_step_gains(self, n_rows: int, k: int = 1) -> Float64Array:
+        """What taking out the steps at ``k`` splits (:meth:`forward_splits`) raises the
+        Whittle log-likelihood of ``n_rows`` of the null series by (each despiked, as the
+        data's): the null distribution of the gain that decides whether the noise is
+        refitted without ``k`` suspected steps."""
         if self.null is None:
             return np.zeros(0)
         rows = self.null[:n_rows]
-        best = self._null_scan(0, self.x.size).best[:n_rows]
-        without = self._without_steps(rows, best)
-        out: Float64Array = whittle_logliks(despike(without)) - whittle_logliks(despike(rows))
+        splits = self._null_splits(n_rows, k)
+        out: Float64Array = self._prefix_gains(rows, splits)[:, -1]
         return out
+
+    def gated_splits(
+        self, first: int, k: int, n_rows: int, level: float, more_level: float
+    ) -> list[int]:
+        """The suspected steps to take out before the noise is refitted.
+
+        Of the first ``k`` splits of the series (``first``, the scan's best, then
+        :meth:`forward_splits`), the most whose removal raises the Whittle likelihood by
+        more than it does on ``level`` of ``n_rows`` null series (their own splits
+        found and taken out the same way), each split beyond the first also by more than
+        the null's own increment, both at ``more_level`` (the data's further splits were
+        selected by a segmentation, the null's were not): on a series without a step,
+        removing the wander's largest swing makes the wander look smaller and the null
+        too light; a spurious split beside a real step would do the same. A regression
+        that later recovered is two steps whose removal together passes where one alone
+        does not.
+        """
+        if self.null is None:
+            return []
+        mine = np.array([[first]]) if k == 1 or not self.use_gls else self.forward_splits(
+            self.x[None, :], k
+        )
+        k = mine.shape[1]
+        gain = self._prefix_gains(self.x[None, :], mine)[0]
+        null = self._prefix_gains(self.null[:n_rows], self._null_splits(n_rows, k))
+        keep = 0
+        for j in range(k):
+            q = level if j == 0 else more_level
+            if gain[j] <= float(np.quantile(null[:, j], q)):
+                continue
+            if j and gain[j] - gain[j - 1] <= float(np.quantile(null[:, j] - null[:, j - 1], q)):
+                continue
+            keep = j + 1
+        return sorted(int(t) for t in mine[0, :keep])
 
     def _null_scan(self, lo: int, hi: int) -> Scan:
         """The scan of the null series over [lo, hi); the whole history's is kept (the
@@ -305,6 +393,48 @@ class SeriesDetector:
                 found.append((t, p))
                 stack += [(lo, t), (t, hi)]
         return sorted(found)
+
+    def ramp(self, lo: int, t: int, hi: int, delta: float) -> tuple[int, int] | None:
+        """A gradual change (a drift) in place of the step at ``t`` in [lo, hi), or None.
+
+        The alternative is a ramp: the old level up to commit ``a``, a straight line to
+        the new level reached at commit ``b`` (``a <= t <= b``, each within
+        :data:`DRIFT_HALF_WIDTH` of ``t``; ``b = a`` is a step). Its statistic is the
+        likelihood-ratio gain of the best ramp over the best step among them under the
+        fitted noise (both GLS scores, as :class:`~.scan.GlsScan`'s), calibrated by a
+        parametric bootstrap of the null hypothesis: the fitted step plus the null
+        series' noise, through the same steps (Davison & Hinkley 1997, §4.2). Returns the
+        commits ``(a, b)`` when the gain of the best ramp spanning at least
+        :data:`DRIFT_MIN_SPAN` commits has a p-value of at most :data:`DRIFT_LEVEL`;
+        None for series scanned by the CUSUM.
+        """
+        if not self.use_gls or self.null is None:
+            return None
+        length, k, m = hi - lo, t - lo, self.min_seg
+        a = np.arange(max(m, k - DRIFT_HALF_WIDTH), k + 1)
+        b = np.arange(k, min(length - m, k + DRIFT_HALF_WIDTH) + 1)
+        aa, bb = (v.ravel() for v in np.meshgrid(a, b, indexing="ij"))
+        i = np.arange(length)
+        shapes = np.clip((i[None, :] - aa[:, None] + 1.0) / (bb - aa + 1.0)[:, None], 0.0, 1.0)
+        g = self.gls(lo, hi)
+        one = g.whiten(np.ones((1, length)))[0]
+        u = one / np.linalg.norm(one)
+        z = g.whiten(shapes)
+        z -= (z @ u)[:, None] * u[None, :]
+        z /= np.maximum(np.linalg.norm(z, axis=1), 1e-300)[:, None]
+        step = aa == bb
+        long = bb - aa >= DRIFT_MIN_SPAN
+        if not long.any():
+            return None
+        null = self.null[:DRIFT_ROWS, lo:hi] + delta * (i >= k)
+        rows = np.vstack([self.x[None, lo:hi], null])
+        score = (z @ g.whiten(despike(rows)).T) ** 2
+        gain = np.max(score[long], axis=0) - np.max(score[step], axis=0)
+        p = (1.0 + np.sum(gain[1:] >= gain[0])) / (1.0 + null.shape[0])
+        if p > DRIFT_LEVEL or gain[0] <= 0:
+            return None
+        best = int(np.flatnonzero(long)[np.argmax(score[long, 0])])
+        return lo + int(aa[best]), lo + int(bb[best])
 
     def locate(self, lo: int, t: int, hi: int, n_boot: int = 200) -> Located:
         """Set of commits and 95% interval of the step at ``t`` within [lo, hi)."""
@@ -394,4 +524,5 @@ class SeriesDetector:
             delta=delta,
             ci_low=delta - float(hi_q),
             ci_high=delta - float(lo_q),
+            ramp=self.ramp(lo, t, hi, delta),
         )

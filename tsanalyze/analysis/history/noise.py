@@ -176,7 +176,7 @@ def fit_noise_whittle(x: Float64Array, runs: Float64Array, within_var: Float64Ar
     and often lands on its bound: on 150 commits of wander φ = 0.7 the Whittle φ has
     (10%, 90%) quantiles (0.38, 0.88) against the variogram's (0.18, 0.90, its bound, in
     37% of the series). Not robust: the caller bounds spikes and takes suspected steps
-    out first (:func:`.scan.despike`, :meth:`.detect.SeriesDetector.without_step`).
+    out first (:func:`.scan.despike`, :meth:`.detect.SeriesDetector.without_steps`).
     The white variance is split as in :func:`fit_noise`: ``(sd_run² + w_i) / r_i``, the
     run-to-run part ``sd_run²`` being what the within-run variance ``w_i`` leaves.
 
