@@ -49,6 +49,18 @@ def test_ar1_dependence_has_the_requested_lag1() -> None:
     assert sim.x.std() == pytest.approx(0.02 * 1000.0, rel=0.02)
 
 
+def test_ar1_noise_starts_in_stationarity() -> None:
+    # the first samples have the marginal variance of the last (no warm-up of the
+    # simulator's own making: y_0 had variance 1 + 2 phi sqrt(1 - phi^2), 2.0 at 0.7);
+    # 4000 series, the F test of equal variances at 1%
+    x = np.array([simulate_series(60, noise="gaussian", phi=0.7, spike_rate=0.0, rng=s).x
+                  for s in range(4000)])  # fmt: skip
+    head, tail = x[:, :3], x[:, -1]
+    for j in range(3):
+        f = float(np.var(head[:, j], ddof=1) / np.var(tail, ddof=1))
+        assert 2 * min(stats.f.cdf(f, 3999, 3999), stats.f.sf(f, 3999, 3999)) > 0.01, (j, f)
+
+
 def test_shift_warmup_and_truth_changepoints() -> None:
     sim = simulate_series(2000, noise="gaussian", scale=0.005, warmup=(200, 0.5),
                           shifts=((1200, 0.05),), rng=4)

@@ -138,9 +138,13 @@ def _ar1(innovations: Float64Array, phi: float) -> Float64Array:
     """AR(1) filter y_t = phi y_{t-1} + sqrt(1-phi²) e_t, started in stationarity."""
     if phi == 0.0:
         return innovations
-    e = innovations * np.sqrt(1.0 - phi * phi)
-    zi = np.array([phi * innovations[0]])  # y_0 = phi*innov_0 + e_0 ~ stationary marginal
-    y: Float64Array = signal.lfilter([1.0], [1.0, -phi], e, zi=zi)[0]
+    # y_0 = innov_0 has the stationary marginal (unit variance); the filter then runs
+    # from it (a y_0 of phi * innov_0 + e_0 had variance 1 + 2 phi sqrt(1 - phi²), twice
+    # the marginal at phi = 0.7: a warm-up of the simulator's own making)
+    e = innovations[1:] * np.sqrt(1.0 - phi * phi)
+    y: Float64Array = np.empty_like(innovations, dtype=np.float64)
+    y[0] = innovations[0]
+    y[1:] = signal.lfilter([1.0], [1.0, -phi], e, zi=np.array([phi * innovations[0]]))[0]
     return y
 
 

@@ -26,7 +26,7 @@ from tsanalyze._typing import ArrayLike
 from tsanalyze._units import quote_time
 from tsanalyze._validation import as_series_array
 from tsanalyze.errors import InvalidArgumentError
-from tsanalyze.stats.timer import detect_tick
+from tsanalyze.stats.timer import MIN_QUANTISATION_N, detect_tick
 
 __all__ = [
     "MIN_DETECT",
@@ -45,9 +45,9 @@ TickArg = float | Literal["auto"] | None
 #: distinct values a grid is first looked for among (then checked on all)
 _HEAD = 256
 
-#: a grid is looked for only from this many samples on (a handful of round numbers always
-#: sits on some grid; the same rule as :func:`tsanalyze.stats.timer.quantisation`)
-MIN_DETECT = 20
+#: a grid is looked for only from this many samples on (the rule of
+#: :func:`tsanalyze.stats.timer.quantisation`)
+MIN_DETECT = MIN_QUANTISATION_N
 
 
 @result

@@ -32,6 +32,9 @@ __all__ = [
 # tsanalyze.timer_limits, where the collector reads them too.
 #: a sample is timer-dominated when overhead + accuracy make up at least this share
 DOMINATED_SHARE = 0.5
+#: quantisation (few distinct values, a coarse tick) is judged only from this many samples
+#: on: a handful of round numbers always sits on some grid
+MIN_QUANTISATION_N = 20
 
 
 # ----------------------------------------------------------------------- quantisation
@@ -186,7 +189,7 @@ def quantisation(
                 "warning",
             )
         )
-    elif n >= 20 and n_distinct <= max_distinct:
+    elif n >= MIN_QUANTISATION_N and n_distinct <= max_distinct:
         warnings.append(
             Finding(
                 "few-distinct-values",
@@ -194,7 +197,12 @@ def quantisation(
                 "warning",
             )
         )
-    if n >= 20 and tick is not None and tick_share is not None and tick_share > tick_share_limit:
+    if (
+        n >= MIN_QUANTISATION_N
+        and tick is not None
+        and tick_share is not None
+        and tick_share > tick_share_limit
+    ):
         warnings.append(
             Finding(
                 "coarse-tick",
