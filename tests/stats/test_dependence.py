@@ -73,6 +73,34 @@ def test_edge_cases() -> None:
         assess_dependence(np.ones(50), min_effective_n=1)
 
 
+def test_short_independent_series_are_not_refused_for_noise() -> None:
+    # 20-39 samples: Geyer's correlation time, noisy upwards, left fewer than 20
+    # effective samples in 41% of independent series of 20 (10% of 30), which were then
+    # refused as too short (an infinite interval, and compare lost its power: a 5%
+    # slowdown called in 22 of 100 pairs of 20 samples, 100 of 100 at 10); 200 series
+    rng = np.random.default_rng(40)
+    for n, most in ((20, 0.15), (30, 0.1)):
+        refused = np.mean([assess_dependence(100 + rng.standard_normal(n)).serious
+                           for _ in range(200)])  # fmt: skip
+        assert refused <= most, (n, refused)
+    # strong dependence at that length is still refused: AR(1) phi = 0.97, 30 samples
+    e = rng.standard_normal(30)
+    x = np.empty(30)
+    x[0] = e[0]
+    for t in range(1, 30):
+        x[t] = 0.97 * x[t - 1] + math.sqrt(1 - 0.97**2) * e[t]
+    assert assess_dependence(100 + x).serious
+
+
+def test_a_tiny_long_memory_p_value_is_not_written_as_zero() -> None:
+    from tsanalyze.datasets_dependent import fgn
+
+    dep = assess_dependence(1000 + 10 * fgn(20_000, 0.9, rng=1))
+    assert dep.long_memory_pvalue < 1e-3
+    msg = next(f.message for f in dep.findings if f.code == "long-range-dependence")
+    assert "p < 0.001" in msg and "p = 0" not in msg
+
+
 def test_long_run_variance_against_ar1_theory() -> None:
     # sigma^2 = var (1 + phi) / (1 - phi) for AR(1): averaged over 100 series of 4000
     phi = 0.6

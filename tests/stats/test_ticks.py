@@ -43,6 +43,25 @@ def test_detect_grid_with_any_origin() -> None:
     assert detect_grid(np.full(50, 3.0)) is None
 
 
+def test_a_far_outlier_is_not_the_next_tick() -> None:
+    # one 1000 s outlier beside 50 readings of 1 us: its distance was taken for a tick
+    # and the median's interval was [-500, 500] s; no clock's step exceeds its readings
+    x = np.r_[np.full(50, 1e3), 1e12]
+    assert detect_grid(x) is None
+    e = estimate(x, "median", rng=1)
+    assert e.ci_low >= 0.0 and e.ci_high <= 2e3
+    # a near-constant series keeps the difference as its grid (identical readings are a
+    # coarse clock's, whose step the difference bounds): 40 x 5000 ns and one 7300 ns
+    assert detect_grid(np.r_[np.full(40, 5000.0), 7300.0]) == pytest.approx(2300.0)
+    # a coarse clock splitting its readings between two ticks (15.6 ms: 0 or 1 tick on
+    # top of the shortest reading) is one, and the interval allows for it
+    rng = np.random.default_rng(3)
+    clock = 15.6e6 * (1 + (rng.random(200) < 0.3))
+    assert detect_grid(clock) == pytest.approx(15.6e6)
+    e = estimate(clock, "median", rng=1)
+    assert e.ci_high - e.ci_low >= 15.6e6 / 2
+
+
 def test_resolve_tick() -> None:
     rng = np.random.default_rng(2)
     grid = 25.0 * rng.integers(38, 44, 200)

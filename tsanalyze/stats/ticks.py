@@ -49,6 +49,10 @@ _HEAD = 256
 #: :func:`tsanalyze.stats.timer.quantisation`)
 MIN_DETECT = MIN_QUANTISATION_N
 
+#: with two distinct values only, a rarer one holding less than this share of the values
+#: (or a single one) is checked for being an outlier rather than the next tick
+TWO_VALUE_SHARE = 0.05
+
 
 @result
 class Tick(Result):
@@ -95,8 +99,16 @@ def detect_grid(x: ArrayLike, *, min_size: int = MIN_DETECT) -> float | None:
     a = as_series_array(x, "x", min_size=1)
     if a.size < min_size:
         return None
-    d = np.unique(a - a.min())
+    d, counts = np.unique(a - a.min(), return_counts=True)
     if d.size < 2:
+        return None
+    if d.size == 2 and counts.min() < max(2.0, TWO_VALUE_SHARE * a.size) and d[1] > abs(float(a.min())):
+        # two values always sit on a grid (their difference); a rare one further from the
+        # other than the smaller is from zero is an outlier, not a clock's next tick (no
+        # grid of times has a step larger than a reading on it: one 1000 s outlier beside
+        # 50 readings of 1 us made a tick of 1000 s and an interval of [-500, 500] s). A
+        # near-constant series otherwise keeps the difference as its grid: identical
+        # readings are a coarse clock's, whose step the difference bounds
         return None
     # a grid is found (or not) among the smallest distinct values first, then checked on
     # all of them: continuous values are rejected without testing every candidate step
