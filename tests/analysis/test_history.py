@@ -493,3 +493,26 @@ def test_set_is_calibrated_at_the_steps_lower_bound(monkeypatch) -> None:  # typ
         if s.benchmark == "big":
             assert sets[detect.SET_Z_LOW] == sets[0.0] == {60}
     assert grew >= 1, grew
+
+
+def test_bad_frames_are_refused_by_name_and_an_empty_one_says_so() -> None:
+    import warnings
+
+    import pandas as pd
+
+    from tsanalyze.errors import InvalidRunError
+
+    with pytest.raises(InvalidArgumentError, match="df: expected a DataFrame"):
+        tsanalyze.history([1, 2, 3])  # type: ignore[arg-type]
+    with pytest.raises(InvalidRunError, match="missing column"):
+        tsanalyze.history(pd.DataFrame())
+    h = tsanalyze.history(pd.DataFrame({"benchmark": [], "run": [], "time_ns": []}))
+    assert h.changes.empty and "no-runs" in h.warning_codes
+    # a benchmark run at one commit only: not tested, and no numpy warning on the way
+    df = simulate_history(20, ["a"], rng=np.random.default_rng(1))
+    one = df[df["run"] == df["run"].iloc[0]].copy()
+    one.attrs = df.attrs
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        h = tsanalyze.history(one)
+    assert h.changes.empty and "too-few-commits" in h.warning_codes

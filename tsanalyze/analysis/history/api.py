@@ -35,7 +35,7 @@ from tsanalyze.analysis._seed import root_seed
 from tsanalyze.analysis.history.detect import Located, SeriesDetector, huber_levels
 from tsanalyze.analysis.history.engine import series_seed, two_passes
 from tsanalyze.analysis.history.series import HistorySeries, build_series
-from tsanalyze.errors import InvalidArgumentError
+from tsanalyze.errors import InvalidArgumentError, InvalidRunError
 from tsanalyze.stats.multiplicity import adjust_pvalues
 
 __all__ = ["History", "history"]
@@ -190,6 +190,23 @@ def _widen(
     return list(dict.fromkeys(out))
 
 
+def _frame_iv(df: pd.DataFrame) -> None:
+    """``df`` is a frame of runs: ``benchmark``, ``run`` and the times (``time_ns``, or
+    ``ns`` and ``evals``)."""
+    if not isinstance(df, pd.DataFrame):
+        raise InvalidArgumentError(
+            f"df: expected a DataFrame of runs (tsanalyze.read_runs), got {type(df).__name__}"
+        )
+    missing = [c for c in ("benchmark", "run") if c not in df.columns]
+    if "time_ns" not in df.columns:
+        missing += [c for c in ("ns", "evals") if c not in df.columns]
+    if missing:
+        raise InvalidRunError(
+            f"df: missing column(s) {', '.join(missing)}; expected the frame of "
+            "tsanalyze.read_runs (times in time_ns, or ns and evals)"
+        )
+
+
 def _is_drift(x: np.ndarray, sd: np.ndarray, lo: int, cps: list[int], hi: int) -> bool:
     """True when a ramp over [lo, hi) fits at least as well as the steps at ``cps``: the
     old level up to a commit before the first step, a straight line to the new level
@@ -279,7 +296,8 @@ def history(
     -----
     A level must hold for at least two benchmarked commits to be a change (a change at
     the newest commit is only seen after one more run); a drift is reported as a drift
-    when a straight line fits the steps found as well as the steps do. The calibration
+    when a ramp fits better than the step found (a calibrated test) or fits a run of
+    same-direction steps as well as they do. The calibration
     trusts the fitted noise model (AR(1) wander plus white run-to-run and sampling noise);
     a machine whose speed jumps between regimes without a code change looks like changes,
     and a step shared by most benchmarks is then marked as an environment shift.
@@ -291,6 +309,7 @@ def history(
     """
     if not 0.0 < fdr < 1.0:
         raise InvalidArgumentError(f"fdr: must be between 0 and 1, got {fdr!r}")
+    _frame_iv(df)
     root = root_seed(seed)
     all_series, ordered = build_series(df)
     keep = _window(ordered, since, last)
@@ -316,6 +335,9 @@ def history(
         scheduler=scheduler, workers=workers,
     )  # fmt: skip
     finite = decided.get("finite", np.zeros(0, dtype=bool))
+    if not all_series:
+        findings.append(Finding("no-runs", "no benchmark run with a positive time to analyse",
+                                "warning"))  # fmt: skip
     short = [s.benchmark for s, ok in zip(all_series, finite, strict=True) if not ok]
     if short:
         findings.append(Finding("too-few-commits", f"{len(short)} series have fewer than 5 "

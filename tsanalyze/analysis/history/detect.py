@@ -205,6 +205,8 @@ class SeriesDetector:
         a step: such series are scanned with the bounded CUSUM of levels instead
         (:func:`.scan.scan`)."""
         d = np.diff(self.xd)
+        if d.size == 0:
+            return 0.0
         dev = np.abs(d - np.median(d))
         mad = _MAD_TO_SD * float(np.median(dev))
         if not mad > 0:
