@@ -247,6 +247,23 @@ def test_pytest_benchmark_summaries_feed_the_audit() -> None:
     assert row["tool"] == "pytest-benchmark"
 
 
+def test_a_saved_pytest_benchmark_sd_is_exact_and_an_impossible_one_is_found() -> None:
+    # the pytest-benchmark storage file 0002 saves stddev 0 for 11009 rounds from 216.9 ns
+    # to 7.74 us: impossible (at least (max - min) / sqrt(2n) = 52 ns). Read as printed
+    # digits, the integer 0 meant "below 0.5 s" and passed; the saved floats are exact
+    from tsanalyze.analysis.audit import audit
+
+    folder = Path(__file__).resolve().parents[1] / "data" / "importers" / "pytest-benchmark"
+    rows = read_audit_input(next(folder.glob("0002_*.json")))
+    assert all(r["rounding"] == "none" for r in rows)
+    res = audit(rows)
+    codes = {f.code for f in res.findings}
+    assert "sd-impossible" in codes
+    # the same row typed by hand as printed text keeps the digits' interval (no finding)
+    typed = [{**rows[0], "rounding": "nearest"}]
+    assert "sd-impossible" not in {f.code for f in audit(typed).findings}
+
+
 def test_files_reusing_names_become_prefixed_groups(tmp_path: Path) -> None:
     a, b = tmp_path / "old.txt", tmp_path / "new.txt"
     a.write_text("name  time/op\nX-8  10.0ns ± 1%\n", encoding="utf-8")

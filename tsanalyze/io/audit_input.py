@@ -316,7 +316,8 @@ def _foreign_json(
             {str(k): v for k, v in r.items()} for r in load_summaries([p]).to_dict("records")
         ]
         for r in records:
-            r.update(tool="pytest-benchmark", scope="one-process")
+            # a saved data file: its numbers are the tool's floats, not printed digits
+            r.update(tool="pytest-benchmark", scope="one-process", rounding="none")
         return rows_from_records(records, source, notes), ("pytest-benchmark json",)
     what = _RAW_FORMATS.get(kind, f"{kind} file")
     raise AuditInputError(

@@ -17,7 +17,7 @@ from tsanalyze.errors import InvalidArgumentError
 
 __all__ = ["Printed", "Rounding", "printed_step", "read_printed"]
 
-Rounding = Literal["nearest", "down"]
+Rounding = Literal["nearest", "down", "none"]
 
 _NUMBER = re.compile(r"^[-+]?(?P<int>\d*)(?:\.(?P<frac>\d*))?(?:[eE](?P<exp>[-+]?\d+))?$")
 
@@ -74,8 +74,9 @@ def read_printed(value: Any, *, as_printed: bool = True, rounding: Rounding = "n
 
     Text and numbers are read alike: ``"1.9"`` and ``1.9`` both mean [1.85, 1.95]; an
     integer means ± 0.5. ``rounding="down"`` is for tools that truncate (Rust's libtest
-    prints ``156,449`` for anything in [156449, 156450)). With ``as_printed=False`` the
-    interval is the number itself.
+    prints ``156,449`` for anything in [156449, 156450)); ``rounding="none"`` for numbers a
+    tool saved exactly (its own data file, not printed text). With ``as_printed=False``
+    or ``rounding="none"`` the interval is the number itself.
 
     Raises
     ------
@@ -91,7 +92,7 @@ def read_printed(value: Any, *, as_printed: bool = True, rounding: Rounding = "n
         raise InvalidArgumentError(f"expected a number, got {value!r:.40}") from None
     if not math.isfinite(f):
         raise InvalidArgumentError(f"must be finite, got {value!r:.40}")
-    if not as_printed:
+    if not as_printed or rounding == "none":
         return Printed.exact(f)
     step = printed_step(text)
     if rounding == "down":

@@ -66,7 +66,8 @@ COLUMNS: dict[str, str] = {
     "ci_level": "level of the claimed CI or of spread_kind ci (default 0.95)",
     "gc_share": "share of the location spent in garbage collection (0.05 or '5%')",
     "gc_max": "the largest GC share of any sample",
-    "rounding": "nearest (default) or down: how the source rounded its numbers",
+    "rounding": "nearest (default), down, or none (numbers a tool saved exactly, as in its "
+    "own data file): how the source rounded its numbers",
     "scope": "what the spread covers: one-process, pooled-processes (values of several "
     "processes pooled) or per-process (one value per process)",
     "tool": "the tool that printed the row (used in messages)",
@@ -284,7 +285,7 @@ class _RowChecker:
         name = self.text("name")
         if name is None:
             raise self.fail("name", "missing (required)")
-        self.rounding = self.choice("rounding", ("nearest", "down"), "nearest")  # type: ignore[assignment]
+        self.rounding = self.choice("rounding", ("nearest", "down", "none"), "nearest")  # type: ignore[assignment]
         unit_text = self.text("unit", "ns") or "ns"
         try:
             quantity, base_unit, scale = parse_quantity_unit(unit_text)
