@@ -73,6 +73,25 @@ def test_benchstat_v2_two_tables() -> None:
     assert len(rows) == 12
 
 
+def test_benchstat_v2_custom_unit_tables_are_skipped_not_read_as_times() -> None:
+    # benchstat v2 with custom units (its own test output zero.stdout, -col note): the
+    # unit row "a-bytes | a-bytes vs base" was taken for labels, and 1.150Gi for a time
+    text = (
+        "               │    before    │           after            │\n"
+        "               │   a-bytes    │   a-bytes     vs base      │\n"
+        "Imperceptible    1.150Gi ± 0%   1.150Gi ± 0%   0.00% (n=1)\n"
+        "geomean          1.150Gi        1.150Gi       +0.00%\n"
+        "\n"
+        "               │    before    │           after            │\n"
+        "               │    sec/op    │   sec/op     vs base       │\n"
+        "Decode-4         12.21m ± 1%    11.10m ± 1%  -9.09% (p=0.000 n=10)\n"
+    )
+    got = read_text(text, "zero.stdout")
+    names = [r["name"] for r in got.rows]
+    assert names == ["Decode-4 [before]", "Decode-4 [after]"], names
+    assert any("a-bytes table skipped" in f.message for f in got.notes)
+
+
 def test_go_test_lines_are_summarised_per_benchmark() -> None:
     got = read_audit_file(FORMATS / "go_test.txt")
     rows = {r["name"]: r for r in got.rows}

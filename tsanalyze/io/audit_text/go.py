@@ -96,7 +96,12 @@ def read_benchstat(scan: Scan, spread_kind: str | None) -> list[Table]:
                 c.strip() for c in line.split("│") if c.strip()
             ]
             units = [c.split()[0] for c in cells if c]
-            if units and any(u in _V2_UNITS or u in _DERIVED or "/" in u for u in units[:1]):
+            # the second header row gives the unit (a custom one, ``a-bytes``, too: its
+            # row says "vs base"); the first gives the labels
+            if units and (
+                any(u in _V2_UNITS or u in _DERIVED or "/" in u for u in units[:1])
+                or any(c.endswith("vs base") for c in cells)
+            ):
                 unit = units[0]
                 v2 = True
                 quantity = _V2_UNITS.get(unit)
