@@ -88,10 +88,10 @@ SET_Z_LOW = 1.645
 #: a drift in place of a step is looked for this many commits on each side of it, tested
 #: at this level against the step on this many null series (see :meth:`SeriesDetector.ramp`)
 DRIFT_HALF_WIDTH = 30
-DRIFT_LEVEL = 0.01
+DRIFT_LEVEL = 0.02
 #: the fewest commits a drift spans (shorter ramps are told from steps too rarely: such
 #: a step's set of commits covers them)
-DRIFT_MIN_SPAN = 8
+DRIFT_MIN_SPAN = 12
 DRIFT_ROWS = 200
 
 
