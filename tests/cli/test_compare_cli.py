@@ -65,6 +65,10 @@ def test_two_files_sharing_no_benchmark_is_an_error(
     (w,) = json.loads(rep.stdout)["warnings"]
     assert w["code"] == "nothing-compared" and w["severity"] == "warning"
     assert "Encode-48" in w["message"] and "Encode-8" in w["message"]
+    # ... and a --fail-on gate that compared nothing does not pass (it exited 0)
+    gate = cli("report", old, new, "-j 1 --fail-on regression")
+    assert gate.exit_code == 2, gate.output
+    assert "--fail-on regression: nothing was compared" in gate.output
 
 
 def test_two_files_of_one_benchmark_each_are_compared_whatever_their_names(

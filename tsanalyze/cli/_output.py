@@ -122,7 +122,8 @@ def write_report(
 ) -> None:
     """Print the report (table or JSON), write the HTML and SVG files the options ask
     for, then exit 1 when ``--fail-on regression`` finds a candidate run slower than its
-    baseline run (or ``--fail-on slower`` any slower verdict)."""
+    baseline run (or ``--fail-on slower`` any slower verdict), and 2 when a ``--fail-on``
+    gate compared nothing (the sides share no benchmark name)."""
     from tsanalyze.report.document import report_json
     from tsanalyze.report.terminal import render_terminal
 
@@ -150,6 +151,14 @@ def write_report(
         if html is not None:
             files[html] = render_html(analysis, figures=figures)
         write_files(files)
+    if fail_on is not FailOn.never and any(
+        w.code == "nothing-compared" for w in analysis.warnings
+    ):
+        # a gate that compared nothing cannot pass: the sides share no benchmark name
+        fail(
+            f"--fail-on {fail_on.value}: nothing was compared (the sides share no benchmark), "
+            "so no regression can be ruled out"
+        )
     if (fail_on is FailOn.regression and analysis.regression) or (
         fail_on is FailOn.slower and analysis.any_slower
     ):
