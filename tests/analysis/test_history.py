@@ -106,6 +106,20 @@ def test_drift_is_reported_as_a_drift_and_steps_stay_steps() -> None:
             len(set(r["commits"]) & {_h(i) for i in range(50, 91)}) >= 8 for _, r in rows.iterrows()
         )
     assert as_drift >= 4, as_drift  # 5 of 6 measured (the sixth: three steps)
+    # a drift's commits are those over which the fitted ramp moves the level: inside the
+    # true ramp (50-90) give or take 15 (merged steps' drifts spanned their first and last
+    # step's whole sets before: 90 commits in one case)
+    d0, s0, r0 = "s.time_d0", "s.time_s0", "s.time_r0"  # 59-148 (90 commits) before
+    df = simulate_history(
+        150, [d0, s0, r0], sd_wander=0.01, sd_run=0.01,
+        changes=[SimulatedChange(d0, 50, 1.12, length=40), SimulatedChange(s0, 70, 1.08),
+                 SimulatedChange(r0, 40, 1.1, until=90)],
+        rng=np.random.default_rng(31),
+    )  # fmt: skip
+    for hist in (h, tsanalyze.history(df, seed=0)):
+        for _, r in hist.changes[hist.changes["kind"] == "drift"].iterrows():
+            at = [int(c, 16) for c in r["commits"]]
+            assert 35 <= min(at) and max(at) <= 105, (r["benchmark"], min(at), max(at))
     st = h.changes[h.changes["benchmark"].isin(steps)]
     assert (st["kind"] == "step").all() and set(st["commit"]) == {_h(70)}
 

@@ -207,11 +207,14 @@ def _frame_iv(df: pd.DataFrame) -> None:
         )
 
 
-def _is_drift(x: np.ndarray, sd: np.ndarray, lo: int, cps: list[int], hi: int) -> bool:
-    """True when a ramp over [lo, hi) fits at least as well as the steps at ``cps``: the
-    old level up to a commit before the first step, a straight line to the new level
-    reached at a commit after the last (at most 40 of each searched), the new level
-    after (two levels and two commits against the steps' levels and positions)."""
+def _drift_ramp(
+    x: np.ndarray, sd: np.ndarray, lo: int, cps: list[int], hi: int
+) -> tuple[int, int] | None:
+    """The ramp over [lo, hi) that fits at least as well as the steps at ``cps``, as its
+    first commit off the old level and first commit at the new one, or None: the old
+    level up to a commit before the first step, a straight line to the new level reached
+    at a commit after the last (at most 40 of each searched), the new level after (two
+    levels and two commits against the steps' levels and positions)."""
     seg = x[lo:hi]
     w = 1.0 / sd[lo:hi] ** 2
     i = np.arange(seg.size, dtype=np.float64)
@@ -225,7 +228,9 @@ def _is_drift(x: np.ndarray, sd: np.ndarray, lo: int, cps: list[int], hi: int) -
     det = np.maximum(sw * srr - sr * sr, 1e-300)
     beta = (sw * sry - sr * sy) / det
     alpha = (sy - beta * sr) / sw
-    rss_ramp = float(np.min(syy - alpha * sy - beta * sry))
+    rss = syy - alpha * sy - beta * sry
+    best = int(np.argmin(rss))
+    rss_ramp = float(rss[best])
     bounds = [lo, *cps, hi]
     fit = np.empty_like(seg)
     for u, v in itertools.pairwise(bounds):
@@ -233,7 +238,9 @@ def _is_drift(x: np.ndarray, sd: np.ndarray, lo: int, cps: list[int], hi: int) -
     rss_steps = float(np.sum(w * (seg - fit) ** 2))
     # the steps have len(cps) + 1 levels and the positions, the ramp 4 parameters: the
     # ramp is preferred unless the steps' Akaike criterion is lower
-    return rss_ramp + 2.0 * 4 <= rss_steps + 2.0 * (2 * len(cps) + 1)
+    if rss_ramp + 2.0 * 4 > rss_steps + 2.0 * (2 * len(cps) + 1):
+        return None
+    return lo + int(aa[best]), lo + int(bb[best])
 
 
 def history(
@@ -508,33 +515,30 @@ def _series_changes(
             groups[-1].append(j)
         else:
             groups.append([j])
-    final: list[list[int]] = []
+    final: list[tuple[list[int], tuple[int, int] | None]] = []
     for g in groups:
-        if len(g) >= 2 and _is_drift(
-            s.x, det.sd, bounds[g[0]], [located[j].t for j in g], bounds[g[-1] + 2]
-        ):
-            final.append(g)
-        else:
-            final += [[j] for j in g]
+        ramp = (
+            _drift_ramp(s.x, det.sd, bounds[g[0]], [located[j].t for j in g], bounds[g[-1] + 2])
+            if len(g) >= 2
+            else None
+        )
+        final += [(g, ramp)] if ramp is not None else [([j], located[j].ramp) for j in g]
     out = []
-    for g in final:
-        first, last_ = located[g[0]], located[g[-1]]
+    for g, ramp in final:
+        first = located[g[0]]
         before, after = seg_levels[g[0]], seg_levels[g[-1] + 1]
-        start = first.t
-        if len(g) == 1 and first.ramp is not None:
-            # a gradual change: the commits over which the level moved
+        if len(g) == 1:
             delta, lo, hi = first.delta, first.ci_low, first.ci_high
-            start = first.ramp[0]
-            kind, cand = "drift", list(range(first.ramp[0], first.ramp[1] + 1))
-        elif len(g) == 1:
-            delta, lo, hi = first.delta, first.ci_low, first.ci_high
-            kind, cand = "step", list(first.candidates)
         else:
             delta = after - before
             var = sum(((located[j].ci_high - located[j].ci_low) / 3.92) ** 2 for j in g)
             lo, hi = delta - 1.96 * math.sqrt(var), delta + 1.96 * math.sqrt(var)
-            kind = "drift"
-            cand = list(range(min(first.candidates), max(last_.candidates) + 1))
+        if ramp is not None:
+            # a gradual change (a step the ramp test preferred a ramp to, or merged
+            # steps): the commits over which the fitted ramp moves the level
+            start, kind, cand = ramp[0], "drift", list(range(ramp[0], ramp[1] + 1))
+        else:
+            start, kind, cand = first.t, "step", list(first.candidates)
         recovered = None
         for k in range(g[-1] + 1, len(located)):
             lev = seg_levels[k + 1]
