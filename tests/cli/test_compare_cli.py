@@ -46,6 +46,15 @@ def test_two_files_fail_on_regression(files: dict[str, Path], invoke: Invoke) ->
     assert back.exit_code == 0, back.output
 
 
+def _one_each(
+    folder: Path, write_sim: Callable[..., Path], a: str, b: str
+) -> tuple[Path, Path]:
+    """Two run files of one benchmark each: ``a`` at 1000 ns in old, ``b`` at 1100 in new."""
+    folder.mkdir(parents=True, exist_ok=True)
+    old = write_sim(folder / "old.parquet", {a: 1000.0}, rng=1)
+    return old, write_sim(folder / "new.parquet", {b: 1100.0}, rng=2)
+
+
 def test_two_files_sharing_no_benchmark_is_an_error(
     tmp_path: Path, write_sim: Callable[..., Path], invoke: Invoke, cli: Invoke
 ) -> None:
@@ -57,8 +66,7 @@ def test_two_files_sharing_no_benchmark_is_an_error(
     assert res.exit_code == 2, res.output
     assert res.output.startswith("tsanalyze: error: A and B share no benchmark")
     assert "'Encode-48'" in res.output and "'Encode-8'" in res.output
-    old = write_sim(tmp_path / "old1.parquet", {"Encode-48": 1000.0}, rng=1)
-    new = write_sim(tmp_path / "new1.parquet", {"Encode-8": 1100.0}, rng=2)
+    old, new = _one_each(tmp_path / "one", write_sim, "Encode-48", "Encode-8")
     # report says it as a warning (when nothing at all was compared), JSON carries it
     rep = cli("report", old, new, "-f json -j 1")
     assert rep.exit_code == 0, rep.output
@@ -76,8 +84,7 @@ def test_two_files_of_one_benchmark_each_are_compared_whatever_their_names(
 ) -> None:
     # JSON lists of times are named after their files (old.json -> "old"): two of them
     # could not be compared at all; one benchmark on each side is what is asked for
-    old = write_sim(tmp_path / "old.parquet", {"old": 1000.0}, rng=1)
-    new = write_sim(tmp_path / "new.parquet", {"new": 1100.0}, rng=2)
+    old, new = _one_each(tmp_path, write_sim, "old", "new")
     res = invoke(old, new, "-f json --fail-on regression")
     assert res.exit_code == 1, res.output
     (c,) = json.loads(res.stdout)["comparisons"]
@@ -89,8 +96,7 @@ def test_two_benchmarks_never_in_one_run_is_an_error(
     tmp_path: Path, write_sim: Callable[..., Path], invoke: Invoke
 ) -> None:
     # before: `compare X-48 X-8 --in old.parquet --in new.parquet` compared nothing, exit 0
-    old = write_sim(tmp_path / "old.parquet", {"X-48": 1000.0}, rng=1)
-    new = write_sim(tmp_path / "new.parquet", {"X-8": 1100.0}, rng=2)
+    old, new = _one_each(tmp_path, write_sim, "X-48", "X-8")
     res = invoke("X-48 X-8 --in", old, "--in", new)
     assert res.exit_code == 2, res.output
     assert "A and B are never in the same run" in res.output, res.output
