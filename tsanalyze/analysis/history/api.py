@@ -32,7 +32,7 @@ from scipy import stats as _st
 
 from tsanalyze._result import Finding, Result, result
 from tsanalyze.analysis._seed import root_seed
-from tsanalyze.analysis.history.detect import Located, SeriesDetector, huber_levels
+from tsanalyze.analysis.history.detect import Located, SeriesDetector, huber_levels, ramp_shapes
 from tsanalyze.analysis.history.engine import series_seed, two_passes
 from tsanalyze.analysis.history.series import HistorySeries, build_series
 from tsanalyze.errors import InvalidArgumentError, InvalidRunError
@@ -217,11 +217,10 @@ def _drift_ramp(
     levels and two commits against the steps' levels and positions)."""
     seg = x[lo:hi]
     w = 1.0 / sd[lo:hi] ** 2
-    i = np.arange(seg.size, dtype=np.float64)
     a = np.unique(np.linspace(0, cps[0] - lo, 40).astype(int))
     b = np.unique(np.linspace(cps[-1] - lo, seg.size - 1, 40).astype(int))
     aa, bb = (v.ravel() for v in np.meshgrid(a, b, indexing="ij"))
-    r = np.clip((i[None, :] - aa[:, None] + 1.0) / (bb - aa + 1.0)[:, None], 0.0, 1.0)
+    r = ramp_shapes(seg.size, aa, bb)
     # weighted least squares of seg on (1, r) for every ramp at once
     sw, sy, syy = w.sum(), w @ seg, w @ (seg * seg)
     sr, srr, sry = r @ w, (r * r) @ w, r @ (w * seg)

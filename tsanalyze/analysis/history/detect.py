@@ -69,7 +69,7 @@ from tsanalyze.analysis.history.scan import (
 )
 from tsanalyze.stats.bootstrap import resample_indices
 
-__all__ = ["Located", "SeriesDetector", "block_resample", "huber_levels"]
+__all__ = ["Located", "SeriesDetector", "block_resample", "huber_levels", "ramp_shapes"]
 
 #: robust z beyond which a whitened innovation is called wild (Gaussian: 0.05% of them)
 WILD_Z = 3.5
@@ -93,6 +93,14 @@ DRIFT_LEVEL = 0.02
 #: a step's set of commits covers them)
 DRIFT_MIN_SPAN = 12
 DRIFT_ROWS = 200
+
+
+def ramp_shapes(length: int, a: np.ndarray, b: np.ndarray) -> Float64Array:
+    """Shape (len(a), length): 0 before commit ``a``, rising along a straight line to 1 at
+    commit ``b`` and 1 after (``b = a``: a step at ``a``), one row per pair."""
+    i = np.arange(length, dtype=np.float64)
+    out: Float64Array = np.clip((i[None, :] - a[:, None] + 1.0) / (b - a + 1.0)[:, None], 0.0, 1.0)
+    return out
 
 
 def huber_levels(x: Float64Array, s: Float64Array, mask: np.ndarray | None = None) -> Float64Array:
@@ -416,19 +424,13 @@ class SeriesDetector:
         a = np.arange(max(m, k - DRIFT_HALF_WIDTH), k + 1)
         b = np.arange(k, min(length - m, k + DRIFT_HALF_WIDTH) + 1)
         aa, bb = (v.ravel() for v in np.meshgrid(a, b, indexing="ij"))
-        i = np.arange(length)
-        shapes = np.clip((i[None, :] - aa[:, None] + 1.0) / (bb - aa + 1.0)[:, None], 0.0, 1.0)
-        g = self.gls(lo, hi)
-        one = g.whiten(np.ones((1, length)))[0]
-        u = one / np.linalg.norm(one)
-        z = g.whiten(shapes)
-        z -= (z @ u)[:, None] * u[None, :]
-        z /= np.maximum(np.linalg.norm(z, axis=1), 1e-300)[:, None]
         step = aa == bb
         long = bb - aa >= DRIFT_MIN_SPAN
         if not long.any():
             return None
-        null = self.null[:DRIFT_ROWS, lo:hi] + delta * (i >= k)
+        g = self.gls(lo, hi)
+        z = g.regressors_of(ramp_shapes(length, aa, bb))
+        null = self.null[:DRIFT_ROWS, lo:hi] + delta * (np.arange(length) >= k)
         rows = np.vstack([self.x[None, lo:hi], null])
         score = (z @ g.whiten(despike(rows)).T) ** 2
         gain = np.max(score[long], axis=0) - np.max(score[step], axis=0)

@@ -226,12 +226,19 @@ class GlsScan:
         self.gain = gain
         self.inv_sd = inv_sd
         one = self.whiten(np.ones((1, n)))[0]
-        u = one / np.linalg.norm(one)
+        self._level = one / np.linalg.norm(one)
         steps = np.arange(n)[None, :] >= np.arange(1, n)[:, None]
-        zc = self.whiten(steps.astype(np.float64))
-        zc -= (zc @ u)[:, None] * u[None, :]
+        self.regressors: Float64Array = self.regressors_of(steps.astype(np.float64))
+
+    def regressors_of(self, shapes: Float64Array) -> Float64Array:
+        """Each row of ``shapes`` (a change of level over the commits, shape (m, n)) as
+        its GLS regressor: whitened, the level profiled out, unit length (a zero row stays
+        zero). ``|regressor @ whiten(x)|`` is the change's likelihood-ratio score."""
+        zc = self.whiten(shapes)
+        zc -= (zc @ self._level)[:, None] * self._level[None, :]
         norm = np.linalg.norm(zc, axis=1)
-        self.regressors: Float64Array = zc / np.where(norm > 0, norm, 1.0)[:, None]
+        out: Float64Array = zc / np.where(norm > 0, norm, 1.0)[:, None]
+        return out
 
     def whiten(self, v: Float64Array) -> Float64Array:
         """Standardised Kalman innovations of each row of ``v`` (shape (m, n))."""
