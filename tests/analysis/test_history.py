@@ -245,6 +245,39 @@ def test_whittle_loglik_matches_its_definition_and_the_gate_is_the_nulls() -> No
     assert passed <= 9, passed  # binomial(60, 0.05): P(>= 10) = 0.003
 
 
+def test_forward_splits_are_least_squares_forward_selection() -> None:
+    # each step chosen is the one whose addition lowers the residual sum of squares of
+    # the whitened series most (least squares on the whitened level and the steps
+    # chosen so far, numpy's lstsq), at least MIN_SEG commits from the others
+    from tsanalyze.analysis.history.detect import MIN_SEG, SeriesDetector
+    from tsanalyze.analysis.history.noise import NoiseModel
+    from tsanalyze.analysis.history.scan import despike
+
+    n, k = 60, 3
+    rng = np.random.default_rng(41)
+    true = NoiseModel(0.015, 0.7, 0.013, np.full(n, 0.013**2), 0)
+    x = simulate_noise(true, 1, rng)[0] + 0.05 * (np.arange(n) >= 20) - 0.04 * (np.arange(n) >= 41)
+    det = SeriesDetector(x, np.ones(n), np.zeros(n), rng, n_null=50, n_refit=2, whittle=False)
+    rows = det.null[:8]
+    got = det.forward_splits(rows, k)
+    g = det.gls(0, n)
+    level = g.whiten(np.ones((1, n)))[0]
+    steps = g.whiten((np.arange(n)[None, :] >= np.arange(1, n)[:, None]).astype(float))
+    for row, mine in zip(g.whiten(despike(rows)), got, strict=True):
+        chosen: list[int] = []
+        for _ in range(k):
+            best, where = np.inf, -1
+            for t in range(MIN_SEG, n - MIN_SEG + 1):
+                if any(abs(t - c) < MIN_SEG for c in chosen):
+                    continue
+                a = np.column_stack([level, *(steps[c - 1] for c in [*chosen, t])])
+                rss = float(np.sum((row - a @ np.linalg.lstsq(a, row, rcond=None)[0]) ** 2))
+                if rss < best - 1e-12:
+                    best, where = rss, t
+            chosen.append(where)
+        assert list(mine) == chosen
+
+
 @pytest.mark.slow
 def test_the_gate_of_two_steps_is_the_nulls_too() -> None:
     # taking two steps out (a regression that recovered) is gated against the null

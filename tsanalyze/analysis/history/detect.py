@@ -291,24 +291,38 @@ class SeriesDetector:
         """``k`` splits of each row of ``rows`` (shape (m, n)) by forward selection of
         steps in the GLS regression under the fitted noise: the best split of the GLS
         scan, then each time the step that raises the likelihood most given the steps
-        chosen so far (their whitened regressors projected out). Shape (m, k)."""
-        n = self.x.size
-        reg = self.gls(0, n).regressors
+        chosen so far. Shape (m, k).
+
+        The steps chosen are kept as an orthonormal basis ``q`` per row (Gram–Schmidt of
+        their regressors), so every candidate's score given them is its regressor's
+        score less its part along ``q``, over the norm left outside ``q``: one matrix
+        product per step for all rows at once, no per-row copy of the n² regressors.
+        """
+        n, m = self.x.size, rows.shape[0]
+        reg = self.gls(0, n).regressors  # (n - 1, n), unit rows (or zero)
         y = self.gls(0, n).whiten(despike(rows))
         idx = np.arange(1, n)
-        out = np.empty((rows.shape[0], k), dtype=np.int64)
-        for i in range(rows.shape[0]):
-            r = reg.copy()
-            free = (idx >= self.min_seg) & (idx <= n - self.min_seg)
-            for j in range(k):
-                norm = np.linalg.norm(r, axis=1)
-                ok = free & (norm > 1e-9)
-                score = np.where(ok, np.abs(r @ y[i]) / np.where(ok, norm, 1.0), -np.inf)
-                best = int(np.argmax(score))
-                out[i, j] = best + 1
-                q = r[best] / norm[best]
-                r -= np.outer(r @ q, q)
-                free &= np.abs(idx - (best + 1)) >= self.min_seg
+        score_y = y @ reg.T  # (m, n - 1): each candidate's score alone
+        norm2 = np.broadcast_to(np.einsum("ij,ij->i", reg, reg), (m, n - 1)).copy()
+        along = np.zeros((m, n - 1))  # each candidate's score along the chosen steps
+        q = np.zeros((m, k, n))
+        reg_q = np.zeros((m, n - 1, k))  # each candidate's regressor . each q
+        free = np.broadcast_to((idx >= self.min_seg) & (idx <= n - self.min_seg), (m, n - 1)).copy()
+        out = np.empty((m, k), dtype=np.int64)
+        rows_i = np.arange(m)
+        for j in range(k):
+            ok = free & (norm2 > 1e-18)
+            score = np.where(ok, np.abs(score_y - along) / np.sqrt(np.where(ok, norm2, 1.0)), -np.inf)
+            best = np.argmax(score, axis=1)
+            out[:, j] = best + 1
+            # the new basis vector: the chosen regressor less its part along q
+            new = reg[best] - np.einsum("ml,mln->mn", reg_q[rows_i, best, :j], q[:, :j])
+            new /= np.sqrt(norm2[rows_i, best])[:, None]
+            q[:, j] = new
+            reg_q[:, :, j] = new @ reg.T
+            along += reg_q[:, :, j] * np.einsum("mn,mn->m", new, y)[:, None]
+            norm2 -= reg_q[:, :, j] ** 2
+            free &= np.abs(idx[None, :] - (best + 1)[:, None]) >= self.min_seg
         return out
 
     def _prefix_gains(self, rows: Float64Array, splits: np.ndarray) -> Float64Array:
