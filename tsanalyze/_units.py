@@ -29,6 +29,7 @@ __all__ = [
     "format_times",
     "parse_quantity_unit",
     "parse_unit",
+    "quote_pvalue",
     "quote_time",
     "time_unit",
 ]
@@ -288,3 +289,9 @@ def format_pvalue(p: float | None) -> str:
     if p < 1e-3:
         return "<0.001"
     return f"{p:.3f}"
+
+
+def quote_pvalue(p: float) -> str:
+    """A p-value inside a sentence: ``p = 0.012``, or ``p < 0.001`` below it (never
+    ``p = 0`` when a tail underflows)."""
+    return "p < 0.001" if p < 1e-3 else f"p = {format_pvalue(p)}"

@@ -15,6 +15,7 @@ from tsanalyze._units import (
     format_ratio,
     format_time,
     format_times,
+    quote_pvalue,
     quote_time,
     time_unit,
 )
@@ -66,6 +67,8 @@ def test_other_formats() -> None:
     assert format_ratio(1.02134) == "1.021×"
     assert format_pvalue(0.00001) == "<0.001"
     assert format_pvalue(0.04567) == "0.046"
+    # in a sentence: an underflowed tail (0.0) is not written as p = 0
+    assert quote_pvalue(0.0) == "p < 0.001" and quote_pvalue(0.04567) == "p = 0.046"
     assert format_duration(1.9) == "1.90 s"
     assert format_duration(0.312) == "312 ms"
     assert format_duration(150.0) == "2.50 min"

@@ -27,7 +27,7 @@ from scipy import stats as _st
 
 from tsanalyze._result import Finding, result
 from tsanalyze._typing import ArrayLike, Float64Array, RNGType
-from tsanalyze._units import quote_time
+from tsanalyze._units import quote_pvalue, quote_time
 from tsanalyze._validation import (
     as_series_array,
     check_confidence_level,
@@ -353,7 +353,7 @@ def estimate_trials(
             Finding(
                 "trials-disagree",
                 f"the {t} trials disagree beyond their own intervals (Cochran's Q = {q:.1f}, "
-                f"p {'< 0.001' if qp < 1e-3 else f'= {qp:.2g}'}): between-trial sd {quote_time(between_sd, unit)} vs "
+                f"{quote_pvalue(qp)}): between-trial sd {quote_time(between_sd, unit)} vs "
                 f"within-trial se {quote_time(within_se, unit)}; one run's interval "
                 "understates the uncertainty, the two-level interval does not",
                 "warning",

@@ -34,7 +34,7 @@ import numpy as np
 from tsanalyze._lru import LRU
 from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import ArrayLike, Float64Array
-from tsanalyze._units import check_unit, format_times
+from tsanalyze._units import check_unit, format_times, quote_pvalue
 from tsanalyze._validation import as_series_array, check_confidence_level
 from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.acf import integrated_autocorrelation_time
@@ -683,12 +683,6 @@ def _regime_finding(reg: Regimes, unit: str | None) -> Finding:
     )
 
 
-def _p(p: float) -> str:
-    """A p-value for a message: ``p < 0.001`` below it (never ``p = 0`` when a tail
-    underflows)."""
-    return "p < 0.001" if p < 1e-3 else f"p = {p:.2g}"
-
-
 def _findings(dep: Dependence, reg: Regimes) -> list[Finding]:
     out: list[Finding] = []
     n = dep.n
@@ -697,7 +691,7 @@ def _findings(dep: Dependence, reg: Regimes) -> list[Finding]:
         if dep.supports_interval:
             msg = (
                 f"long-range dependence: correlations decay slowly (Hurst exponent "
-                f"{dep.hurst:.2f}, long-memory test {_p(dep.long_memory_pvalue)}), so no "
+                f"{dep.hurst:.2f}, long-memory test {quote_pvalue(dep.long_memory_pvalue)}), so no "
                 "block length makes block means independent. The interval extrapolates "
                 f"the variance of {dep.n_blocks} block means to the whole series with this "
                 f"exponent (~{dep.effective_sample_size:.0f} effective samples of {n}); it rests on "
