@@ -68,12 +68,12 @@ def check_html_target(html: Path | None, inputs: Sequence[str | Path]) -> None:
         return
     if html.is_dir():
         fail(f"--html {html}: is a directory; give the name of the page to write")
-    why = None
+    from tsanalyze.errors import InvalidRunError
+    from tsanalyze.io.footer import is_parquet
+
     try:
-        with open(html, "rb") as fh:
-            if fh.read(4) == b"PAR1":
-                why = "is a Parquet file (a run)"
-    except OSError:
+        why = "is a Parquet file (a run)" if is_parquet(html) else None
+    except InvalidRunError:
         return  # not readable: the write says why it cannot replace it
     target = html.resolve()
     for arg in inputs:

@@ -36,6 +36,7 @@ import numpy as np
 from tsanalyze import schema
 from tsanalyze.errors import ImportFormatError, InvalidArgumentError, InvalidRunError
 from tsanalyze.io.checks import check_metadata, check_rows
+from tsanalyze.io.footer import is_parquet
 from tsanalyze.io.importers._files import read_head
 from tsanalyze.io.importers._imported import ImportedRun, ImportedTable, Importer
 from tsanalyze.io.importers.asv import AsvImporter
@@ -200,7 +201,7 @@ def load_table(path: Path | str, format: str = "auto", **kwargs: Any) -> Importe
         raise ImportFormatError(f"{path}: no such file or directory")
     if format == "auto":
         found = sniff(path)
-        if found is None and _is_parquet(path):
+        if found is None and is_parquet(path):
             raise ImportFormatError(
                 f"{path}: a Parquet file (a run file is already in the run format): nothing to "
                 f"import; give it as it is to `tsanalyze report`, `compare` or `info`"
@@ -221,14 +222,6 @@ def load_table(path: Path | str, format: str = "auto", **kwargs: Any) -> Importe
         table = importer.load(path, **kwargs)
     check_imported(path, table)
     return table
-
-
-def _is_parquet(path: Path) -> bool:
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(4) == b"PAR1"
-    except OSError:
-        return False
 
 
 def check_imported(path: Path | str, table: ImportedTable) -> None:
