@@ -97,9 +97,10 @@ def write_files(files: dict[Path, str], *, what: str = "the report") -> None:
     """Write each text to its path (creating parent directories); exit 2 naming the
     problem when a file cannot be written. Each file is written whole or not at all: to
     a temporary file beside it, then renamed over it."""
+    from tsanalyze.io.runs import temp_prefix
+
     for path, text in files.items():
-        short = path.name.encode()[:200].decode("utf-8", errors="ignore")  # the tmp fits
-        tmp = path.with_name(f".{short}.{os.getpid()}.tmp")
+        tmp = path.with_name(f"{temp_prefix(path)}{os.getpid()}.tmp")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp.write_text(text, encoding="utf-8")

@@ -36,6 +36,7 @@ __all__ = [
     "expand_paths",
     "order_columns",
     "read_runs",
+    "temp_prefix",
     "write_run",
     "write_runs",
 ]
@@ -390,10 +391,7 @@ def write_runs(
         raise InvalidRunError(f"cannot write {exc}") from None
     table = table.replace_schema_metadata({schema.METADATA_KEY: schema.encode_metadata(stored)})
     path.parent.mkdir(parents=True, exist_ok=True)
-    # the temporary name is 14 bytes longer than the name: cut so that it fits whatever
-    # the file system holds (a name of up to 255 bytes)
-    short = path.name.encode()[:200].decode("utf-8", errors="ignore")
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{short}.", suffix=".tmp", dir=path.parent)
+    fd, tmp_name = tempfile.mkstemp(prefix=temp_prefix(path), suffix=".tmp", dir=path.parent)
     tmp = Path(tmp_name)
     umask = os.umask(0)
     os.umask(umask)
@@ -416,6 +414,14 @@ def write_runs(
         if tmp.exists():
             tmp.unlink()
     return path
+
+
+def temp_prefix(path: Path) -> str:
+    """The hidden name a file is written under before it appears as ``path``: ``.`` and
+    the name, cut so that the temporary name (up to 30 bytes longer) still fits in the
+    255 bytes a file name may have (a name of 242-255 bytes failed before)."""
+    short = path.name.encode()[:200].decode("utf-8", errors="ignore")
+    return f".{short}."
 
 
 def _categorical_strings(col: pd.Series) -> pa.Array | None:
