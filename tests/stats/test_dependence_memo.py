@@ -56,7 +56,7 @@ def _series() -> dict[str, np.ndarray]:
     }
 
 
-class _EagerCurve(dm._Curve):
+class _EagerCurve(dm.CurveFits):
     """The curve with both fits made up front, from variance_time itself (the old path)."""
 
     def __init__(self, a: np.ndarray) -> None:
@@ -76,7 +76,7 @@ def test_lazy_fits_and_memo_give_the_full_assessment(
     again = assess_dependence(x.copy())  # kept: the same object for equal samples
     assert again is fast
     with monkeypatch.context() as m:
-        m.setattr(dm, "_Curve", _EagerCurve)
+        m.setattr(dm, "CurveFits", _EagerCurve)
         full = dm._assess(np.ascontiguousarray(x, np.float64), 0.1, 10, dm.MIN_EFFECTIVE_N)
     assert repr(fast) == repr(full)
 
@@ -86,7 +86,7 @@ def test_lazy_curve_is_variance_time() -> None:
         if x.size < 16 or np.ptp(x) == 0:
             continue
         vt = variance_time(x, min_blocks=8)
-        c = dm._Curve(np.asarray(x, np.float64))
+        c = dm.CurveFits(np.asarray(x, np.float64))
         np.testing.assert_array_equal(c.block_sizes, vt.block_sizes, err_msg=name)
         np.testing.assert_array_equal(c.variances, vt.variances, err_msg=name)
         np.testing.assert_array_equal(c.ratios, vt.ratios, err_msg=name)

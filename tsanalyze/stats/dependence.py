@@ -34,12 +34,15 @@ import numpy as np
 from tsanalyze._lru import LRU
 from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import ArrayLike, Float64Array
-from tsanalyze._units import check_unit, format_times, quote_pvalue
+from tsanalyze._units import check_unit
 from tsanalyze._validation import as_series_array, check_confidence_level
 from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.acf import integrated_autocorrelation_time
 from tsanalyze.stats.autocorrelation import block_means, lag1, residual_inflation, subsession_size
+from tsanalyze.stats.dependence_findings import dependence_findings, regime_finding
 from tsanalyze.stats.longmemory import (
+    LONG_MEMORY_ALPHA,
+    MIN_N_LONG_MEMORY,
     LongMemory,
     batch_means_dof,
     long_memory,
@@ -47,7 +50,7 @@ from tsanalyze.stats.longmemory import (
     student_quantile,
 )
 from tsanalyze.stats.regimes import Regimes, regimes
-from tsanalyze.stats.variance_time import aggregated_variance_fit, short_memory_fit, variance_curve
+from tsanalyze.stats.variance_time import CurveFits
 
 __all__ = [
     "Dependence",
@@ -66,8 +69,6 @@ DependenceKind = Literal[
 
 #: fewest samples for which dependence is measured at all
 MIN_N = 20
-#: fewest samples for the long-memory test (below, its power is too low)
-MIN_N_LONG_MEMORY = 1000
 #: fewest samples for which the long-memory fit is made (its memory parameter is allowed
 #: for, never declared, below MIN_N_LONG_MEMORY)
 MIN_N_MEMORY_FIT = 500
@@ -79,9 +80,8 @@ PLAUSIBLE_HURST = 0.6
 MIN_CURVE_POINTS = 8
 #: ... and only when lag-1 exceeds this many standard errors (1 / sqrt(n))
 LAG1_Z = 1.645
-#: level of the long-memory test, and the smallest memory parameter d (H = d + 1/2) that
-#: counts as long memory
-LONG_MEMORY_ALPHA = 0.01
+#: the smallest memory parameter d (H = d + 1/2) that counts as long memory (the test's
+#: level and the fewest samples it is asked of: tsanalyze.stats.longmemory)
 LONG_MEMORY_MIN_D = 0.05
 #: above this Hurst exponent the series behaves like a random walk at the scales seen
 MAX_HURST = 0.95
@@ -451,7 +451,7 @@ def in_unit(dep: Dependence, unit: str | None) -> Dependence:
     if unit is None or reg is None or not reg.switching:
         return dep
     findings = tuple(
-        _regime_finding(reg, unit) if f.code == "regime-switching" else f for f in dep.findings
+        regime_finding(reg, unit) if f.code == "regime-switching" else f for f in dep.findings
     )
     return dataclasses.replace(dep, findings=findings)
 
@@ -516,7 +516,7 @@ def _assess(
     # Geyer's tau needs an FFT of 2n; beyond MAX_N_GEYER the variance-time curve (blocks
     # up to n / 8) bounds the correlation time on its own
     tau = integrated_autocorrelation_time(a) if n <= MAX_N_GEYER else 1.0
-    vt = _Curve(a)
+    vt = CurveFits(a)
     top = float(vt.ratios[-1]) if vt.ratios.size else 1.0
     lo = vt.ratios[np.searchsorted(vt.block_sizes, vt.block_sizes[-1] / 16.0)]
     growth = top / float(lo) if lo > 0 else math.nan
@@ -636,152 +636,4 @@ def _assess(
         ),
         regimes=reg,
     )
-    return dataclasses.replace(dep, findings=tuple(found + _findings(dep, reg)))
-
-
-class _Curve:
-    """The variance-time curve of a series (:func:`~tsanalyze.stats.variance_time.variance_time`)
-    whose two least-squares fits are made when first asked for: from 1000 samples on the
-    long-memory test decides and the fits are rarely needed (issue 24)."""
-
-    def __init__(self, a: Float64Array) -> None:
-        self.n = a.size
-        self.block_sizes, self.variances, self.ratios = variance_curve(a, 8)
-        self._power: tuple[float, float, float] | None = None
-        self._short: float | None = None
-
-    @property
-    def hurst(self) -> float:
-        return self._power_fit()[1]
-
-    @property
-    def long_memory_rss(self) -> float:
-        return self._power_fit()[2]
-
-    @property
-    def short_memory_rss(self) -> float:
-        if self._short is None:
-            self._short = short_memory_fit(self.block_sizes, self.variances, self.n)
-        return self._short
-
-    def _power_fit(self) -> tuple[float, float, float]:
-        if self._power is None:
-            self._power = aggregated_variance_fit(self.block_sizes, self.variances, self.n)
-        return self._power
-
-
-def _regime_finding(reg: Regimes, unit: str | None) -> Finding:
-    """The ``regime-switching`` finding, its levels quoted in ``unit`` (bare when None)."""
-    return Finding(
-        "regime-switching",
-        f"the series switches between {reg.n_modes} levels ({format_times(reg.locations, unit)}) "
-        f"and stays on one side for {reg.mean_sojourn:.0f} samples on average ({reg.n_runs} "
-        f"stretches in {reg.n} samples; ~{reg.expected_runs:.0f} if the samples were "
-        "independent): one location number hides the modes, and the interval needs many "
-        "switches to be honest",
-        "serious",
-    )
-
-
-def _findings(dep: Dependence, reg: Regimes) -> list[Finding]:
-    out: list[Finding] = []
-    n = dep.n
-    lrd = dep.hurst > 0.5
-    if lrd and dep.hurst_source == "whittle":
-        if dep.supports_interval:
-            msg = (
-                f"long-range dependence: correlations decay slowly (Hurst exponent "
-                f"{dep.hurst:.2f}, long-memory test {quote_pvalue(dep.long_memory_pvalue)}), so no "
-                "block length makes block means independent. The interval extrapolates "
-                f"the variance of {dep.n_blocks} block means to the whole series with this "
-                f"exponent (~{dep.effective_sample_size:.0f} effective samples of {n}); it rests on "
-                "that estimate"
-            )
-        else:
-            msg = (
-                f"long-range dependence with Hurst exponent {dep.hurst:.2f}: at this "
-                "length the series behaves like a random walk and no interval from it "
-                "can be trusted"
-            )
-        out.append(Finding("long-range-dependence", msg, "serious"))
-    elif lrd and dep.supports_interval and dep.hurst_source == "whittle-allowed":
-        out.append(
-            Finding(
-                "long-memory-allowed",
-                f"the long-memory fit finds a memory parameter d = {dep.hurst - 0.5:.2f} "
-                f"(Hurst exponent {dep.hurst:.2f}) that its test does not show (p = "
-                f"{dep.long_memory_pvalue:.2g}); weak long memory cannot be told from "
-                "short-range dependence here, so the interval allows for it "
-                f"(~{dep.effective_sample_size:.0f} effective samples of {n})",
-                "info",
-            )
-        )
-    elif lrd and dep.supports_interval:
-        out.append(
-            Finding(
-                "long-memory-allowed",
-                f"the variance of block means falls slowly with block length (aggregated-"
-                f"variance Hurst exponent {dep.hurst:.2f}); long memory is not shown (the "
-                f"test needs {MIN_N_LONG_MEMORY} samples and p < {LONG_MEMORY_ALPHA:g}) but "
-                "cannot be told from short-range dependence, so the interval allows for it "
-                f"(~{dep.effective_sample_size:.0f} effective samples of {n})",
-                "info",
-            )
-        )
-    if reg.switching:
-        out.append(_regime_finding(reg, None))
-    if not dep.supports_interval and not (lrd and dep.hurst_source == "whittle"):
-        if lrd:
-            slow = (
-                "the long-memory fit finds slowly decaying correlations"
-                if dep.hurst_source == "whittle-allowed"
-                else "the variance of block means falls slowly with block length"
-            )
-            why = (
-                f"{slow} (Hurst exponent ~{dep.hurst:.2f}), as if only "
-                f"~{n ** (2 - 2 * dep.hurst):.0f} samples were independent"
-            )
-        elif dep.subsession_size is None:
-            why = (
-                "no block length brings the lag-1 autocorrelation of block means within the "
-                "threshold"
-            )
-        else:
-            why = (
-                f"the correlation time is ~{dep.correlation_time:.0f} samples, leaving "
-                f"~{n / dep.correlation_time:.0f} effective samples"
-            )
-        out.append(
-            Finding(
-                "too-short-for-dependence",
-                f"{n} samples are too few for the dependence in them ({why}): the series "
-                "wanders over stretches comparable to its length, so its own spread cannot "
-                "show the uncertainty of its mean; no honest interval can be given "
-                "(collect a longer series, or several runs)",
-                "serious",
-            )
-        )
-    elif dep.large_scale:
-        out.append(
-            Finding(
-                "large-scale-variance",
-                f"lag-1 autocorrelation is {dep.lag1:.2f} and blocks of "
-                f"{dep.subsession_size} samples look independent, but means of "
-                f"{dep.block_size} samples vary more than those blocks imply (a slow "
-                "wander or a cycle longer than the blocks): means of "
-                f"{dep.n_blocks} blocks of {dep.block_size} samples carry the interval "
-                f"(~{dep.effective_sample_size:.0f} effective samples of {n})",
-                "info",
-            )
-        )
-    elif dep.supports_interval and not lrd and dep.block_size > 1:
-        out.append(
-            Finding(
-                "autocorrelated",
-                f"samples are autocorrelated (lag-1 = {dep.lag1:.2f}); means of "
-                f"{dep.n_blocks} blocks of {dep.block_size} samples carry the interval "
-                f"(~{dep.effective_sample_size:.0f} effective samples of {n})",
-                "info",
-            )
-        )
-    return out
+    return dataclasses.replace(dep, findings=tuple(found + dependence_findings(dep, reg)))

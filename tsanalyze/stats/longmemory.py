@@ -22,6 +22,8 @@ from tsanalyze._validation import as_series_array, check_confidence_level, check
 from tsanalyze.stats._numba import HAVE_NUMBA, jit
 
 __all__ = [
+    "LONG_MEMORY_ALPHA",
+    "MIN_N_LONG_MEMORY",
     "LongMemory",
     "batch_means_dof",
     "fgn_block_correlation",
@@ -68,6 +70,10 @@ class LongMemory(Result):
     pvalue: float
 
 
+#: fewest samples the assessment asks the test of (below, its power is too low), and the
+#: level at which it declares long memory (tsanalyze.stats.dependence)
+MIN_N_LONG_MEMORY = 1000
+LONG_MEMORY_ALPHA = 0.01
 #: at most this many points enter the Whittle fit (of longer series, every agg-th sample)
 _MAX_POINTS = 131_072
 #: Fourier frequencies kept one by one before geometric pooling

@@ -9,7 +9,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tsanalyze.datasets import simulate_rare_delays, simulate_series
-from tsanalyze.stats.changepoints._dependence_standin import robust_hurst
 from tsanalyze.stats.changepoints._selfnorm import (
     change_critical_value,
     change_pvalue,
@@ -19,6 +18,7 @@ from tsanalyze.stats.changepoints._selfnorm import (
 )
 from tsanalyze.stats.changepoints._structure import find_modes, spike_mask
 from tsanalyze.stats.changepoints.edm import edm
+from tsanalyze.stats.variance_time import robust_hurst
 
 
 def _sn_by_definition(y: np.ndarray, k: int) -> float:

@@ -28,7 +28,6 @@ from tsanalyze._typing import ArrayLike, Float64Array
 from tsanalyze._validation import as_series_array
 from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.changepoints._base import ChangePoints
-from tsanalyze.stats.changepoints._dependence_standin import hurst_margin, robust_hurst
 from tsanalyze.stats.changepoints._selfnorm import (
     HURST_MAX,
     change_critical_value,
@@ -41,6 +40,7 @@ from tsanalyze.stats.changepoints._structure import (
     local_noise,
     spike_mask,
 )
+from tsanalyze.stats.variance_time import hurst_margin, robust_hurst
 
 __all__ = ["edm"]
 
@@ -177,8 +177,8 @@ def edm(
        2 min_size + 1 samples are left out (:func:`~._structure.spike_mask`); the tests
        below see the remaining samples y in time order.
     2. *Dependence.* H is estimated from the slope of the trimmed Hadamard variance of
-       block means of y (robust to steps and linear drift; a stand-in until the dependence
-       assessment of issue 20 provides it), and H⁺ = min(H + 0.015 + 3.6/√n, 0.99) (its
+       block means of y (:func:`~tsanalyze.stats.variance_time.robust_hurst`: robust to
+       steps and linear drift, which the dependence assessment's estimates are not), and H⁺ = min(H + 0.015 + 3.6/√n, 0.99) (its
        bias plus 1.5 standard errors) is used below.
     3. *Search.* Binary segmentation over seeded intervals. A segment of length L is
        tested on itself and (``depth=2``) on its halves and its middle half: on each
