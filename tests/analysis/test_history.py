@@ -375,6 +375,23 @@ def test_since_last_and_widened_sets() -> None:
         tsanalyze.history(df, fdr=2.0)
 
 
+def test_window_leaves_out_series_without_commits_in_it() -> None:
+    # a benchmark removed before the window (django-asv: `--last 200` crashed on one)
+    # is not a series of that window; one with a commit or two in it is a short series
+    rng = np.random.default_rng(19)
+    df = simulate_history(100, ["a", "gone", "few"], changes=[SimulatedChange("a", 85, 1.15)],
+                          rng=rng)  # fmt: skip
+    runs = df.attrs["runs"]
+    at = df["run"].map(lambda r: int(runs[r]["commit"], 16))
+    df = df[~((df["benchmark"] == "gone") & (at >= 60)) & ~((df["benchmark"] == "few") & (at >= 72))]
+    df.attrs["runs"] = runs
+    h = tsanalyze.history(df, last=30, seed=0)
+    assert set(h.series["benchmark"]) == {"a", "few"}
+    assert h.series.set_index("benchmark").loc["few", "commits"] == 2
+    assert list(h.changes["benchmark"]) == ["a"] and _h(85) in h.changes.iloc[0]["commits"]
+    assert not (h.levels["benchmark"] == "gone").any()
+
+
 def test_cli_json_and_fail_on(tmp_path) -> None:  # type: ignore[no-untyped-def]
     rng = np.random.default_rng(10)
     df = simulate_history(80, ["a", "b"], changes=[SimulatedChange("a", 40, 1.2)], rng=rng)

@@ -319,7 +319,9 @@ def history(
     root = root_seed(seed)
     all_series, ordered = build_series(df)
     keep = _window(ordered, since, last)
-    all_series = [_select(s, keep) for s in all_series]
+    # a series with no commit in the window (a benchmark removed before it) is not one of
+    # the window's series
+    all_series = [t for t in (_select(s, keep) for s in all_series) if t.x.size]
     full_list = list(commits) if commits is not None else []
     full = {c: i for i, c in enumerate(full_list)} if commits is not None else None
     findings: list[Finding] = []
