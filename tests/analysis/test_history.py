@@ -392,6 +392,36 @@ def test_window_leaves_out_series_without_commits_in_it() -> None:
     assert not (h.levels["benchmark"] == "gone").any()
 
 
+def test_commit_list_that_does_not_fit_the_history(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # --commits is what widens the sets: a list of another repository (or of abbreviated
+    # hashes) matched nothing and was silently ignored, and a list newest first (git
+    # rev-list without --reverse) emptied the sets of their commits, both with exit 0
+    rng = np.random.default_rng(23)
+    df = simulate_history(60, ["a"], changes=[SimulatedChange("a", 30, 1.2)], rng=rng)
+    full = [_h(i) for i in range(60)]
+    with pytest.raises(InvalidArgumentError, match="--commits: none of the 60 benchmarked"):
+        tsanalyze.history(df, commits=[c[:10] for c in full], seed=0)
+    with pytest.raises(InvalidArgumentError, match="newest first"):
+        tsanalyze.history(df, commits=full[::-1], seed=0)
+    # a list missing some benchmarked commits (another branch's): said, and every set
+    # still holds its own commit
+    h = tsanalyze.history(df, commits=full[:20] + full[40:], seed=0)
+    assert any(f.code == "commits-missing" and "20 of the 60" in f.message for f in h.warnings)
+    assert _h(30) in h.changes.iloc[0]["commits"]
+    # two commits swapped (a rebase's commit times): said, and the sets keep their commits
+    swapped = [*full[:29], full[30], full[29], *full[31:]]
+    h = tsanalyze.history(df, commits=swapped, seed=0)
+    assert any(f.code == "commits-order" for f in h.warnings)
+    assert all(len(c) >= 1 for c in h.changes["commits"])
+    assert _h(30) in h.changes.iloc[0]["commits"]
+    path = history_to_asv(df, tmp_path / "results")
+    lst = tmp_path / "revs.txt"
+    lst.write_text("\n".join(full[::-1]) + "\n")
+    r = CliRunner().invoke(app, ["history", str(path), "--commits", str(lst)])
+    assert r.exit_code == 2 and str(lst) in r.output and "newest first" in r.output
+    assert len(r.output.strip().splitlines()) == 1
+
+
 def test_cli_json_and_fail_on(tmp_path) -> None:  # type: ignore[no-untyped-def]
     rng = np.random.default_rng(10)
     df = simulate_history(80, ["a", "b"], changes=[SimulatedChange("a", 40, 1.2)], rng=rng)

@@ -17,6 +17,7 @@ import typer
 from tsanalyze.cli import _options as opt
 from tsanalyze.cli._errors import fail
 from tsanalyze.cli._output import check_html_target, progress_bar, write_files
+from tsanalyze.errors import InvalidArgumentError
 
 __all__ = ["history"]
 
@@ -88,10 +89,15 @@ def history(
     before = _read_previous(previous) if previous is not None else None
     df = read_runs(paths)
     rng = opt.seed_value(seed)
-    h = run_history(
-        df, fdr=fdr, commits=full, since=since, last=last, seed=0 if rng is None else rng,
-        engine=engine.value, scheduler=scheduler, workers=jobs, previous=before,
-    )  # fmt: skip
+    try:
+        h = run_history(
+            df, fdr=fdr, commits=full, since=since, last=last, seed=0 if rng is None else rng,
+            engine=engine.value, scheduler=scheduler, workers=jobs, previous=before,
+        )  # fmt: skip
+    except InvalidArgumentError as exc:
+        if str(exc).startswith("--commits:"):  # name the file the list came from
+            fail(f"--commits {commits}:{str(exc).removeprefix('--commits:')}")
+        raise
     if output == opt.OutputFormat.json:
         typer.echo(history_json(h))
     else:

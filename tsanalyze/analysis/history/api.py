@@ -174,17 +174,47 @@ def _window(ordered: list[str], since: str | None, last: int | None) -> set[str]
     return set(keep)
 
 
+def _check_commits(full: dict[str, int], ordered: list[str]) -> list[Finding]:
+    """Does the full commit list fit the benchmarked history? An error when it holds none of
+    the benchmarked commits (another repository, abbreviated hashes) or lists them newest
+    first; a warning for benchmarked commits it lacks or holds in another order."""
+    pos = np.array([full[c] for c in ordered if c in full], dtype=np.int64)
+    if ordered and not pos.size:
+        raise InvalidArgumentError(
+            f"--commits: none of the {len(ordered)} benchmarked commits is in the list (give "
+            "full hashes, oldest first, as `git rev-list --reverse HEAD` prints them)"
+        )
+    step = np.diff(pos)
+    if step.size and np.mean(step < 0) > 0.5:
+        raise InvalidArgumentError(
+            "--commits: the list is newest first; give it oldest first (git rev-list --reverse)"
+        )
+    out = []
+    if len(ordered) > pos.size:
+        out.append(Finding("commits-missing", f"{len(ordered) - pos.size} of the {len(ordered)} "
+                           "benchmarked commits are not in the --commits list (another branch?): "
+                           "sets of changes at them are not widened", "warning"))  # fmt: skip
+    if np.any(step < 0):
+        out.append(Finding("commits-order", f"{int(np.sum(step < 0))} benchmarked commits come "
+                           "before their predecessor in the --commits list (commit times that "
+                           "disagree with the list, e.g. after a rebase): sets of changes at them "
+                           "are not widened", "warning"))  # fmt: skip
+    return out
+
+
 def _widen(
     s: HistorySeries, positions: Sequence[int], full: dict[str, int] | None, full_list: list[str]
 ) -> list[str]:
     """Commits where a change first seen at ``positions`` may have happened: each
     benchmarked commit, plus, with the full history, the unbenchmarked commits since the
-    previous benchmarked one."""
+    previous benchmarked one (none where the list lacks either or holds them in the
+    other order)."""
     out: list[str] = []
     for p in positions:
         c = s.commits[p]
-        if full is not None and c in full and p > 0 and s.commits[p - 1] in full:
-            out += full_list[full[s.commits[p - 1]] + 1 : full[c] + 1]
+        prev = s.commits[p - 1] if p > 0 else None
+        if full is not None and c in full and prev in full and full[prev] < full[c]:
+            out += full_list[full[prev] + 1 : full[c] + 1]
         else:
             out.append(c)
     return list(dict.fromkeys(out))
@@ -324,7 +354,7 @@ def history(
     all_series = [t for t in (_select(s, keep) for s in all_series) if t.x.size]
     full_list = list(commits) if commits is not None else []
     full = {c: i for i, c in enumerate(full_list)} if commits is not None else None
-    findings: list[Finding] = []
+    findings: list[Finding] = _check_commits(full, ordered) if full is not None else []
     jobs = [_Job(s, series_seed(root, s.benchmark, s.machine, s.env), n_null) for s in all_series]
     decided: dict[str, Any] = {}
 
