@@ -329,6 +329,8 @@ class SeriesDetector:
         """Shape (m, k): what taking out the steps at the first 1..k splits of each row
         (a row of ``splits``) raises the Whittle log-likelihood of that row by (each
         despiked, as the scans see them)."""
+        if rows.shape[-1] < 8:  # no Whittle likelihood below 8 commits: nothing to gain
+            return np.zeros((rows.shape[0], splits.shape[1]))
         base = whittle_logliks(despike(rows))
         out: Float64Array = np.stack(
             [whittle_logliks(despike(self._without_steps(rows, splits[:, : j + 1]))) - base
