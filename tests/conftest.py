@@ -41,3 +41,11 @@ def dask_client() -> Iterator[Any]:
     with distributed.Client(cluster) as c:
         yield c
     cluster.close()
+
+
+@pytest.fixture(autouse=True)
+def _no_ambient_git(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """``tsanalyze collect`` records the commit of the git work tree it runs in: tests see
+    no repository (not the project's own, whose state varies from a clean CI checkout to
+    a developer's edits) unless they make one and unset ``GIT_DIR``."""
+    monkeypatch.setenv("GIT_DIR", str(tmp_path_factory.getbasetemp() / "no-git-repository"))

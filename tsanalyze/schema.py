@@ -39,6 +39,7 @@ __all__ = [
     "CLOCK_SOURCES",
     "COLUMNS",
     "COLUMN_NAMES",
+    "HISTORY_KEYS",
     "MAX_SAMPLE_NS",
     "METADATA",
     "METADATA_KEY",
@@ -52,6 +53,7 @@ __all__ = [
     "Column",
     "MetaKey",
     "alternatives",
+    "check_history",
     "decode_metadata",
     "encode_metadata",
     "file_runs",
@@ -232,6 +234,23 @@ METADATA: tuple[MetaKey, ...] = (
             False, _non_empty_str),
 )
 _BY_PATH = {k.path: k for k in METADATA}
+#: the optional top-level keys that place a run in a project's history (issue 25)
+HISTORY_KEYS = ("commit", "commit_time", "branch", "machine", "env")
+
+
+def check_history(values: Mapping[str, Any]) -> list[str]:
+    """Every problem with a mapping of history keys (:data:`HISTORY_KEYS`) to their values:
+    an unknown key, a value that is not a non-empty string, a ``commit_time`` that is not
+    an ISO 8601 timestamp with a zone. Each problem is ``"<key>: <what is wrong>"``."""
+    problems = [f"{k}: unknown key (expected one of {', '.join(HISTORY_KEYS)})"
+                for k in values if k not in HISTORY_KEYS]  # fmt: skip
+    known = {k: v for k, v in values.items() if k in HISTORY_KEYS}
+    for problem in validate_metadata(known):
+        path, _, what = problem.removeprefix("metadata key ").partition(": ")
+        if path in HISTORY_KEYS:
+            problems.append(f"{path}: {what}")
+    return problems
+
 
 
 def _get_path(meta: Mapping[str, Any], path: str) -> tuple[bool, Any]:

@@ -45,6 +45,37 @@ def _evals(text: str) -> Literal["auto"] | int:
     return int(text)  # the upper bound is checked by collect() (one place)
 
 
+def _history_keys(
+    commit: str, commit_time: str | None, branch: str | None, machine: str | None,
+    env: str | None,
+) -> dict[str, str]:  # fmt: skip
+    """The run's history keys from the options and, for ``--commit``, git."""
+    from tsanalyze import schema
+    from tsanalyze.collector.metadata import git_commit
+
+    options = {"commit_time": commit_time, "branch": branch, "machine": machine, "env": env}
+    given = {k: v for k, v in options.items() if v is not None}
+    if commit not in ("auto", "none"):
+        given["commit"] = commit
+    for problem in schema.check_history(given):  # the options first: before asking git
+        key, _, what = problem.partition(": ")
+        fail(f"--{key.replace('_', '-')}: {what}")
+    given.pop("commit", None)
+    out: dict[str, str] = {}
+    if commit == "auto":
+        found, dirty = git_commit()
+        if found and dirty:
+            typer.echo("tsanalyze: warning: tracked files differ from git's HEAD: no commit "
+                       "recorded (give --commit to record one)", err=True)  # fmt: skip
+        elif found:
+            out.update(found)
+    elif commit != "none":
+        found, _ = git_commit(commit=commit)
+        out.update(found or {"commit": commit})
+    out.update(given)
+    return out
+
+
 def _interrupted(message: str, signal_name: str | None) -> NoReturn:
     """Say what was kept; exit 128 + the signal's number (130 for SIGINT, 143 for SIGTERM)."""
     number = getattr(signal, signal_name or "SIGINT", signal.SIGINT)
@@ -112,6 +143,35 @@ def collect(
     tag: Annotated[
         list[str] | None, typer.Option("--tag", help="KEY=VALUE stored in the run's user metadata.")
     ] = None,
+    commit: Annotated[
+        str,
+        typer.Option(
+            help="The commit measured, for `tsanalyze history`: 'auto' reads git's HEAD here "
+            "(nothing outside a git work tree, or when tracked files have changes), 'none' "
+            "records none; else a commit git resolves here, or any id."
+        ),
+    ] = "auto",
+    commit_time: Annotated[
+        str | None,
+        typer.Option(
+            "--commit-time",
+            help="The commit's time, ISO 8601 with a zone (default: git's committer date).",
+        ),
+    ] = None,
+    branch: Annotated[
+        str | None, typer.Option(help="Branch measured (default: git's, with --commit auto).")
+    ] = None,
+    machine: Annotated[
+        str | None,
+        typer.Option(
+            help="A name for this machine that stays the same from run to run (history "
+            "series are per machine)."
+        ),
+    ] = None,
+    env: Annotated[
+        str | None,
+        typer.Option(help="The software environment (e.g. py3.12); history series are per env."),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress line.")] = False,
 ) -> None:
     """Record a run: time Python callables or commands, interleaved round by round.
@@ -142,6 +202,7 @@ def collect(
         if value is not None and value <= 0:
             fail(f"{option}: must be > 0 ns, got {value:g}")
     n_evals = _evals(evals)
+    history = _history_keys(commit, commit_time, branch, machine, env)
     try:
         benchmarks: dict[str, object] = {}
         for name, spec in _pairs(python or [], "--python").items():
@@ -165,6 +226,7 @@ def collect(
                     overwrite=overwrite,
                     ignore_failures=ignore_failures,
                     user=_pairs(tag or [], "--tag", "tag"),
+                    history=history,
                     tau_acc=tau_acc,
                     tau_prec=tau_prec,
                     min_sample_ns=min_sample_ns,
@@ -179,9 +241,11 @@ def collect(
         _interrupted("interrupted before collecting started; nothing was recorded", None)
     clock_meta = rec.metadata["clock"]
     evals_txt = ", ".join(f"{k}={v}" for k, v in rec.evals.items())
+    at = f"; commit {history['commit'][:12]}" if "commit" in history else ""
     typer.echo(
         f"wrote {rec.path}: run {rec.run}, {rec.rounds} rounds, {rec.samples} samples; "
         f"evals {evals_txt}; clock {clock_meta['source']} ({clock_meta['hz'] / 1e9:.6g} GHz)"
+        + at
     )
     if rec.failures:
         typer.echo(f"tsanalyze: warning: {rec.failures} failing samples were skipped", err=True)

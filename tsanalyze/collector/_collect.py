@@ -103,6 +103,7 @@ def collect(
     subtract_spawn_overhead: bool = True,
     run_id: str | None = None,
     user: Mapping[str, Any] | None = None,
+    history: Mapping[str, str] | None = None,
     progress: bool | None = None,
     on_round: Callable[[int], None] | None = None,
     flush_seconds: float = 10.0,
@@ -163,6 +164,13 @@ def collect(
         Run id (UUID4 by default).
     user : mapping, optional
         Free tags stored under ``user`` in the metadata.
+    history : mapping, optional
+        Where the run stands in the project's history, for ``tsanalyze history``:
+        ``commit`` (full hash), ``commit_time`` (ISO 8601 with a zone: the commit's time,
+        which orders the history), ``branch``, ``machine`` (a name that stays the same
+        for one machine across runs) and ``env`` (the software environment), each
+        optional. :func:`~tsanalyze.collector.metadata.git_commit` reads the first three
+        from a git work tree.
     progress : bool, optional
         Show a progress line on stderr; default: when stderr is a terminal.
     on_round : callable, optional
@@ -243,6 +251,7 @@ def collect(
         subtract_spawn_overhead=subtract_spawn_overhead,
         run_id=run_id,
         user=user,
+        history=history,
         flush_seconds=flush_seconds,
         flush_rows=flush_rows,
     )

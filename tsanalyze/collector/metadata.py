@@ -13,6 +13,7 @@ import copy
 import datetime as _dt
 import importlib.metadata
 import os
+import subprocess
 import sys
 from collections.abc import Mapping
 from typing import Any
@@ -26,6 +27,7 @@ from tsanalyze.errors import CollectorError
 __all__ = [
     "COLLECTOR_FORMAT",
     "finished_metadata",
+    "git_commit",
     "package_version",
     "run_check",
     "run_metadata",
@@ -102,11 +104,69 @@ def run_metadata(plan: Plan, clock: Clock, cal: RunCalibration, created: str) ->
         target=target,
         collector=collector,
         user=dict(plan.user),
+        **dict(plan.history),
     )
     problems = schema.validate_metadata(meta)
     if problems:  # pragma: no cover - a bug in this module
         raise CollectorError("invalid run metadata (a collector bug): " + "; ".join(problems))
     return meta
+
+
+#: seconds a git command may take before the commit is taken as unknown
+GIT_TIMEOUT = 10.0
+
+
+def _git(args: list[str], cwd: str | os.PathLike[str] | None) -> str | None:
+    """Output of ``git ARGS`` in ``cwd`` (stripped), or None when git is missing, fails or
+    hangs."""
+    try:
+        out = subprocess.run(
+            ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=GIT_TIMEOUT,
+            check=False, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+    except (OSError, subprocess.SubprocessError, UnicodeDecodeError):
+        return None
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
+def git_commit(
+    cwd: str | os.PathLike[str] | None = None, commit: str = "HEAD"
+) -> tuple[dict[str, str], bool]:
+    """The history keys git knows of ``commit`` in the repository at ``cwd``.
+
+    Parameters
+    ----------
+    cwd : path-like, optional
+        A directory inside the work tree (default: the current directory).
+    commit : str
+        Any name git resolves (default ``HEAD``, the commit checked out).
+
+    Returns
+    -------
+    dict, bool
+        ``commit`` (the full hash), ``commit_time`` (the committer date, ISO 8601 with its
+        zone) and, for ``HEAD`` on a branch, ``branch``: empty when ``cwd`` is not in a
+        git work tree, git is missing, or ``commit`` does not resolve. The flag is true
+        when tracked files differ from ``HEAD`` (what runs is then not that commit).
+
+    References
+    ----------
+    .. [1] asv (airspeed velocity) records the commit hash and its date with each result:
+       https://asv.readthedocs.io/en/stable/dev.html (the results format).
+    """
+    full = _git(["rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}"], cwd)
+    if not full:
+        return {}, False
+    out = {"commit": full}
+    when = _git(["show", "-s", "--format=%cI", full], cwd)
+    if when and not schema.check_history({"commit_time": when}):
+        out["commit_time"] = when
+    if commit == "HEAD":
+        branch = _git(["symbolic-ref", "--quiet", "--short", "HEAD"], cwd)
+        if branch:
+            out["branch"] = branch
+    dirty = commit == "HEAD" and _git(["status", "--porcelain", "--untracked-files=no"], cwd) != ""
+    return out, dirty
 
 
 def run_check(clock: Clock, start: tuple[float, int, float]) -> dict[str, float] | None:

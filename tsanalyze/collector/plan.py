@@ -99,6 +99,9 @@ class Plan:
         Commands: include the empty command's time in ``timer.overhead_ns``.
     user : mapping
         Free tags for the metadata.
+    history : mapping
+        Where the run stands in the project's history: ``commit``, ``commit_time``,
+        ``branch``, ``machine``, ``env`` (top-level metadata keys; any may be absent).
     overwrite : bool
         Replace an existing output.
     flush_seconds, flush_rows : float, int
@@ -118,6 +121,7 @@ class Plan:
     oracle: OracleSettings
     subtract_spawn_overhead: bool
     user: Mapping[str, Any]
+    history: Mapping[str, str]
     overwrite: bool
     flush_seconds: float
     flush_rows: int
@@ -196,6 +200,7 @@ def make_plan(
     subtract_spawn_overhead: bool = True,
     run_id: str | None = None,
     user: Mapping[str, Any] | None = None,
+    history: Mapping[str, str] | None = None,
     flush_seconds: float = 10.0,
     flush_rows: int = 100_000,
 ) -> Plan:
@@ -235,6 +240,12 @@ def make_plan(
             schema.encode_metadata({"user": dict(user)})
         except (TypeError, ValueError) as exc:
             raise InvalidArgumentError(f"user must be a mapping of JSON-serialisable values: {exc}") from None
+    if history is not None:
+        if not isinstance(history, Mapping):
+            raise InvalidArgumentError(f"history must be a mapping, got {type(history).__name__}")
+        problems = schema.check_history(history)
+        if problems:
+            raise InvalidArgumentError(f"history: {problems[0]}")
     o = oracle_settings
     if o.min_sample_ns is not None and not _finite(o.min_sample_ns, 0.0, strict=False):
         raise InvalidArgumentError(f"min_sample_ns must be a finite number >= 0, got {o.min_sample_ns!r}")
@@ -255,6 +266,7 @@ def make_plan(
         oracle=o,
         subtract_spawn_overhead=bool(subtract_spawn_overhead),
         user=MappingProxyType(dict(user) if user else {}),
+        history=MappingProxyType(dict(history) if history else {}),
         overwrite=bool(overwrite),
         flush_seconds=float(flush_seconds),
         flush_rows=flush_rows,

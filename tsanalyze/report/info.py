@@ -22,6 +22,7 @@ from rich.text import Text
 from tsanalyze._units import format_time
 from tsanalyze.io.inventory import Inventory, time_span_s
 from tsanalyze.report.text import safe_text
+from tsanalyze.schema import HISTORY_KEYS
 
 __all__ = ["INFO_VERSION", "info_document", "info_renderable", "render_info"]
 
@@ -42,7 +43,8 @@ def info_document(inv: Inventory) -> dict[str, Any]:
     -------
     dict
         ``{"tsanalyze_info_version": 2, "runs": [{run, file, created_utc, clock_source,
-        clock_hz, overhead_ns, precision_ns, host, source, time_span_s, benchmarks:
+        clock_hz, overhead_ns, precision_ns, host, source, time_span_s, history (the
+        commit, commit_time, branch, machine, env the run records), benchmarks:
         [{benchmark, samples}]}], "files": [{file, format, size_bytes, rows, row_groups,
         rows_read, columns: {name: {min, max, nulls}}}]}``. ``time_span_s`` is from the
         first sample's start to the last one's (None when the file holds several runs or
@@ -66,6 +68,7 @@ def info_document(inv: Inventory) -> dict[str, Any]:
             "host": meta.get("host") or {},
             "source": meta.get("source"),
             "time_span_s": time_span_s(inv, rid),
+            "history": {k: meta[k] for k in HISTORY_KEYS if isinstance(meta.get(k), str)},
             "benchmarks": per_run.get(rid, []),
         })  # fmt: skip
     files = [
@@ -112,6 +115,9 @@ def info_renderable(doc: dict[str, Any]) -> Group:
         )
         if r["time_span_s"] is not None:
             head.append(f"   span {r['time_span_s']:.3g} s")
+        if r["history"]:
+            head.append("\n")
+            head.append(safe_text("history " + ", ".join(f"{k}={v}" for k, v in r["history"].items())))
         if host:
             head.append("\n")
             head.append(safe_text("host " + ", ".join(f"{k}={v}" for k, v in host.items())))
