@@ -412,3 +412,32 @@ def test_argument_errors_are_invalid_argument_errors() -> None:
         bootstrap_ci(x, np.mean, kind="moving")  # type: ignore[arg-type]
     with pytest.raises(InvalidArgumentError, match=r"^threshold: "):
         assess_dependence(x, threshold=1.5)
+
+
+def test_unbounded_long_memory_median_says_so_with_the_effective_n_it_used() -> None:
+    # fractional Gaussian noise, H = 0.9, 3000 samples (seed 3): the indicator of the
+    # median keeps ~4 effective samples, too few for order statistics to bound a 95%
+    # interval. Before, the only finding was the dependence one, quoting the *mean's*
+    # effective n and saying the interval "rests on that estimate", while it was
+    # [-inf, inf]: nothing told the user the interval had no bound
+    from tsanalyze.datasets_dependent import fgn
+    from tsanalyze.stats.quantiles import order_statistic_ranks
+
+    x = 1000.0 + 10.0 * fgn(3000, 0.9, rng=3)
+    e = estimate(x, "median", rng=1)
+    assert e.method == "order-statistic-long-range"
+    assert not (np.isfinite(e.ci_low) and np.isfinite(e.ci_high))
+    # the reference: the effective n used has no finite distribution-free 95% interval
+    r = order_statistic_ranks(max(1, round(e.effective_sample_size)), 0.5, 0.95)
+    assert r.lo_order < 1 or r.hi_order > r.n
+    (w,) = [w for w in e.warnings if w.code == "ci-unbounded"]
+    assert f"~{e.effective_sample_size:.1f} effective samples" in w.message
+    assert "unbounded" in w.message and w.severity == "warning"
+    # and the dependence finding says whose effective n it quotes (the mean's)
+    (d,) = [w for w in e.warnings if w.code == "long-range-dependence"]
+    assert "effective samples of 3000 for the mean" in d.message
+    # a bounded interval of the same kind says nothing of the sort
+    y = 1000.0 + 10.0 * fgn(3000, 0.9, rng=0)
+    b = estimate(y, "median", rng=1)
+    assert b.method == "order-statistic-long-range" and np.isfinite(b.ci_high - b.ci_low)
+    assert "ci-unbounded" not in [w.code for w in b.warnings]

@@ -48,8 +48,8 @@ def dependence_findings(dep: Dependence, reg: Regimes) -> list[Finding]:
                 f"{dep.hurst:.2f}, long-memory test {quote_pvalue(dep.long_memory_pvalue)}), so no "
                 "block length makes block means independent. The interval extrapolates "
                 f"the variance of {dep.n_blocks} block means to the whole series with this "
-                f"exponent (~{dep.effective_sample_size:.0f} effective samples of {n}); it rests on "
-                "that estimate"
+                f"exponent (~{dep.effective_sample_size:.0f} effective samples of {n} for the "
+                "mean); it rests on that estimate"
             )
         else:
             msg = (
@@ -66,7 +66,7 @@ def dependence_findings(dep: Dependence, reg: Regimes) -> list[Finding]:
                 f"(Hurst exponent {dep.hurst:.2f}) that its test does not show (p = "
                 f"{dep.long_memory_pvalue:.2g}); weak long memory cannot be told from "
                 "short-range dependence here, so the interval allows for it "
-                f"(~{dep.effective_sample_size:.0f} effective samples of {n})",
+                f"(~{dep.effective_sample_size:.0f} effective samples of {n} for the mean)",
                 "info",
             )
         )
@@ -78,7 +78,7 @@ def dependence_findings(dep: Dependence, reg: Regimes) -> list[Finding]:
                 f"variance Hurst exponent {dep.hurst:.2f}); long memory is not shown (the "
                 f"test needs {MIN_N_LONG_MEMORY} samples and p < {LONG_MEMORY_ALPHA:g}) but "
                 "cannot be told from short-range dependence, so the interval allows for it "
-                f"(~{dep.effective_sample_size:.0f} effective samples of {n})",
+                f"(~{dep.effective_sample_size:.0f} effective samples of {n} for the mean)",
                 "info",
             )
         )
@@ -124,7 +124,7 @@ def dependence_findings(dep: Dependence, reg: Regimes) -> list[Finding]:
                 f"{dep.block_size} samples vary more than those blocks imply (a slow "
                 "wander or a cycle longer than the blocks): means of "
                 f"{dep.n_blocks} blocks of {dep.block_size} samples carry the interval "
-                f"(~{dep.effective_sample_size:.0f} effective samples of {n})",
+                f"(~{dep.effective_sample_size:.0f} effective samples of {n} for the mean)",
                 "info",
             )
         )
@@ -134,7 +134,7 @@ def dependence_findings(dep: Dependence, reg: Regimes) -> list[Finding]:
                 "autocorrelated",
                 f"samples are autocorrelated (lag-1 = {dep.lag1:.2f}); means of "
                 f"{dep.n_blocks} blocks of {dep.block_size} samples carry the interval "
-                f"(~{dep.effective_sample_size:.0f} effective samples of {n})",
+                f"(~{dep.effective_sample_size:.0f} effective samples of {n} for the mean)",
                 "info",
             )
         )

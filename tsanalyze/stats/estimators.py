@@ -55,7 +55,7 @@ from tsanalyze.stats.mean_ci import (
     subsession_mean_variance,
 )
 from tsanalyze.stats.minimum import min_exact_percentile, min_finding
-from tsanalyze.stats.quantiles import quantile_ci
+from tsanalyze.stats.quantiles import order_statistic_ranks, quantile_ci
 from tsanalyze.stats.ticks import TickArg, resolve_tick, tick_finding, widen_for_tick
 
 __all__ = [
@@ -559,6 +559,8 @@ def estimate(
             return result(-math.inf, math.inf, "unbounded", effective_sample_size=0.0)
         if dep.hurst > 0.5:
             lo, hi, used, neff = long_range_ci(a, estimator, est, dep, cl, float(trim))
+            if not (math.isfinite(lo) and math.isfinite(hi)):
+                found.append(_long_memory_unbounded(n, neff, cl))
             return result(lo, hi, used, effective_sample_size=neff)
         if dep.large_scale:
             # the longest blocks' interval, joined with the short blocks' one below (m is
@@ -674,6 +676,23 @@ _TICK_WIDENED = ("median", "mean", "trimmed_mean")
 #: level of the Ljung–Box test on 1{x <= median} that switches the median's interval to
 #: the effective n (keeps benchstat's exact interval for independent samples)
 INDICATOR_ALPHA = 0.01
+
+
+def _long_memory_unbounded(n: int, neff: float, cl: float) -> Finding:
+    """The ``ci-unbounded`` finding of a median whose long-memory interval has no bound:
+    the effective n the interval used (that of the indicator 1{x <= median}, not the
+    mean's the dependence finding quotes) is below what the order statistics need."""
+    need = next(
+        (k for k in range(2, 51) if order_statistic_ranks(k, 0.5, cl).lo_order >= 1), None
+    )
+    needs = f"a {cl:.0%} interval needs >= {need}" if need else f"a {cl:.0%} interval needs > 50"
+    return Finding(
+        "ci-unbounded",
+        f"the long memory leaves the median of {n} samples ~{neff:.1f} effective samples "
+        f"({needs}): the interval is unbounded, the data cannot bound the median "
+        "(collect several runs)",
+        "warning",
+    )
 
 
 def _indicator_dependence(ind: Any) -> tuple[float, float]:

@@ -1,0 +1,32 @@
+"""What a user sees on real JMH series (Traini et al. 2022; Beseda et al.): read in place
+from the project's ``../shared`` checkout (NO LICENCE: never copied into the project);
+each test skips with the reason when the checkout is absent."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from tests.conftest import shared_path
+from tsanalyze.analysis.series import analyze_series
+
+
+def _beseda(stem: str) -> np.ndarray:
+    folder = shared_path("data", "external", "jmh-beseda-manual", "series_fork0")
+    (path,) = [p for p in folder.iterdir() if stem in p.name]
+    return np.asarray(json.loads(path.read_text()), dtype=np.float64) * 1e9  # s -> ns
+
+
+def test_setops_contains_unbounded_median_interval_is_said_to_be_unbounded() -> None:
+    # JCTools SetOps.contains, fork 0: four modes between 63.7 and 65.9 ns and long
+    # memory (Hurst ~0.9). The median's interval is [-inf, inf]: the indicator of the
+    # median keeps ~3 effective samples. Before, the report said only that the interval
+    # "extrapolates ... (~6 effective samples of 3000); it rests on that estimate"
+    r = analyze_series(_beseda("SetOps.contains"), rng=1)
+    assert r.ci_method == "order-statistic-long-range"
+    assert not (np.isfinite(r.ci_low) and np.isfinite(r.ci_high))
+    codes = [w.code for w in r.warnings]
+    assert "ci-unbounded" in codes
+    (w,) = [w for w in r.warnings if w.code == "ci-unbounded"]
+    assert "unbounded" in w.message
