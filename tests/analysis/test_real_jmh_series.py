@@ -30,3 +30,14 @@ def test_setops_contains_unbounded_median_interval_is_said_to_be_unbounded() -> 
     assert "ci-unbounded" in codes
     (w,) = [w for w in r.warnings if w.code == "ci-unbounded"]
     assert "unbounded" in w.message
+
+
+def test_jgrapht_delta_stepping_halves_that_disagree_are_said() -> None:
+    # JGraphT DeltaSteppingShortestPath, fork 0: the whole series is the stable segment;
+    # the median of its second half is 0.77% below the first's, 3.6 standard errors
+    # (read off the segment's 95% interval) apart. Before, nothing said the interval
+    # holds only for these samples
+    r = analyze_series(_beseda("jgrapht__jgrapht#org.jgrapht.perf.shortestpath.DeltaStepping"), rng=1)
+    assert np.isfinite(r.ci_high - r.ci_low)
+    (w,) = [w for w in r.warnings if w.code == "halves-disagree"]
+    assert "0.767%" in w.message and "not a repeat of the run" in w.message

@@ -206,3 +206,22 @@ def test_modes_of_a_bimodal_series() -> None:
     assert len(sa.modes) == 2 and "multimodal" in sa.warning_codes
     (msg,) = [f.message for f in series_findings(sa) if f.code == "multimodal"]
     assert msg.startswith("two modes at 1.21") and "and 1.43" in msg and "µs" in msg
+
+
+def test_a_step_the_change_points_miss_is_said_by_the_halves() -> None:
+    # i.i.d. noise of 1% with a step of 0.2% at the middle (seed 3): too small for the
+    # change points and for the dependence assessment's large-scale check, which would
+    # have widened the interval; 3.5 standard errors of a half's median. The segment's
+    # interval describes these samples only, and the result now says so
+    # (halves-disagree). The steady series of the same noise does not get the finding
+    rng = np.random.default_rng(3)
+    x = 1000.0 * (1 + 0.01 * rng.standard_normal(3000))
+    steady = analyze_series(x, rng=1)
+    assert "halves-disagree" not in [w.code for w in steady.warnings]
+    x[1500:] *= 1.002
+    r = analyze_series(x, rng=1)
+    assert r.changepoints == () and np.isfinite(r.ci_high - r.ci_low)
+    assert "halves-disagree" in [w.code for w in r.warnings]
+    # another estimator's interval is not the median's: no check
+    m = analyze_series(x, rng=1, estimator="mean")
+    assert "halves-disagree" not in [w.code for w in m.warnings]

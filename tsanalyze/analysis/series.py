@@ -30,6 +30,7 @@ from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.autocorrelation import autocorrelation
 from tsanalyze.stats.changepoints import Drift, ModeSwitching
 from tsanalyze.stats.estimators import ESTIMATORS, LocationEstimatorName, estimate
+from tsanalyze.stats.halves import halves
 from tsanalyze.stats.multimodality import multimodality
 from tsanalyze.stats.outliers import outlier_variance, tukey_fences
 from tsanalyze.stats.ticks import TickArg
@@ -426,6 +427,16 @@ def analyze_series(
         seg, estimator, confidence_level=confidence_level, rng=gen, tick=tick, unit="ns"
     )
     findings.extend(est.warnings)
+    if (
+        estimator == "median"
+        and seg.size >= 2 * _MIN_AUTOCORRELATION
+        and math.isfinite(est.ci_high - est.ci_low)
+    ):
+        # a level that moves within the segment by less than the change points resolve:
+        # the interval holds for these samples, not for the next stretch of them (the
+        # halves' medians against the median's interval: the median's estimate only)
+        hv = halves(seg, est.ci_low, est.ci_high, confidence_level=confidence_level, unit="ns")
+        findings.extend(hv.warnings)
     if short and not any(w.code == "dependence-unchecked" for w in est.warnings):
         findings.append(
             Finding(
