@@ -209,7 +209,12 @@ def estimate_trials(
     inner replicates per trial (a T × B table, B from :func:`inner_pool_size`) and, for each outer replicate, pairing
     every drawn trial with an independent inner replicate — the same distribution as
     resampling afresh, at a fraction of the cost. Trials longer than 20,000 samples use
-    m-out-of-n inner resamples, rescaled.
+    m-out-of-n inner resamples, rescaled. Each trial's inner replicates are centred on its
+    estimate (their mean moved to theta_j; Davison & Hinkley 1997, §2.2.1, the bootstrap
+    bias estimate): the inner step adds the within-trial spread, not the bootstrap's bias,
+    which for the median of a few skewed samples is many standard errors of a mean over
+    thousands of trials (5,000 runs of 5 samples: the interval lay wholly above the
+    estimate).
 
     Few trials make any bootstrap too narrow; the percentiles are therefore taken at
     the "expanded" levels Phi(± sqrt(T / (T − 1)) t_{T−1, 1−alpha/2}) (Hesterberg 2015) [3]_.
@@ -228,6 +233,8 @@ def estimate_trials(
        '13, 63–74. https://doi.org/10.1145/2464157.2464160
     .. [3] Hesterberg, T. C. (2015). What teachers should know about the bootstrap. The
        American Statistician 69(4). https://doi.org/10.1080/00031305.2015.1089789
+    .. [4] Davison, A. C., & Hinkley, D. V. (1997). Bootstrap Methods and their
+       Application. Cambridge University Press, §2.2.1 (bias) and §3.8 (hierarchical data).
     """
     if estimator not in ESTIMATORS:
         raise InvalidArgumentError(
@@ -322,7 +329,10 @@ def estimate_trials(
         reps = apply_statistic(x, idx, func)
         if size < n:
             reps = theta[j] + (reps - theta[j]) * math.sqrt(size / n)
-        inner[j] = reps
+        # centred on the trial's estimate: the bootstrap's own bias (the median of a few
+        # resampled samples sits above the sample median on skewed data) would otherwise
+        # add up over many trials and move the interval off the estimate
+        inner[j] = reps - (reps.mean() - theta[j])
     # outer: draw trials with replacement, pair each with a fresh inner replicate
     pick = gen.integers(0, t, (nres, t))
     col = gen.integers(0, pool, (nres, t))
