@@ -16,6 +16,15 @@ Prints, in Markdown:
   many series have any, how many shifts, and how large (relative differences between
   neighbouring segment medians).
 
+- with ``--intervals``: what the analysis says of each series' interval: how many are
+  unbounded and said so (``ci-unbounded``, ``too-short-for-dependence``, a dependence
+  finding that no interval can be trusted), how often the
+  halves check speaks (``halves-disagree``), and a real-data check of coverage: each half
+  of the stable segment with its own 95% median interval (``estimate``), how often the
+  second half's median falls outside the first half's interval (17% for two honest
+  intervals of equal width) and how often the two differ beyond 1.96 combined standard
+  errors (5%).
+
 Reference figures (issue 17): the first release was a median 315 iterations from the
 people (347 on the held-back series); CP-SSD (Traini et al. 2023) 288; one person against
 the other four 106.
@@ -84,12 +93,51 @@ def summarise(medians: list[np.ndarray], label: str) -> None:
     )
 
 
+def intervals(series: dict[str, np.ndarray]) -> None:
+    """The ``--intervals`` section: unbounded intervals, halves-disagree, split coverage."""
+    import math
+
+    from tsanalyze.analysis.series import analyze_series
+    from tsanalyze.stats.estimators import estimate
+
+    unbounded = said = halves = pairs = outside = beyond = 0
+    for x in series.values():
+        r = analyze_series(x, rng=1)
+        codes = {w.code for w in r.warnings}
+        halves += "halves-disagree" in codes
+        if not math.isfinite(r.ci_high - r.ci_low):
+            unbounded += 1
+            said += bool(codes & {"ci-unbounded", "too-short-for-dependence"}) or any(
+                "no interval" in w.message for w in r.warnings
+            )
+        seg = x[r.start : r.stop]
+        h = seg.size // 2
+        e1, e2 = (estimate(p, "median", rng=1) for p in (seg[:h], seg[h:]))
+        if not all(math.isfinite(v) for v in (e1.ci_low, e1.ci_high, e2.ci_low, e2.ci_high)):
+            continue
+        pairs += 1
+        outside += not (e1.ci_low <= e2.estimate <= e1.ci_high)
+        se = math.hypot(e1.ci_high - e1.ci_low, e2.ci_high - e2.ci_low) / (2 * 1.96)
+        beyond += se > 0 and abs(e2.estimate - e1.estimate) / se > 1.96
+    n = len(series)
+    print(f"## Intervals ({n} series)\n")
+    print(f"- unbounded intervals: {unbounded}, said so by a finding: {said}")
+    print(f"- halves-disagree: {halves} of {n} ({halves / n:.0%})")
+    print(
+        f"- halves with bounded intervals: {pairs}; second half's median outside the first "
+        f"half's 95% interval: {outside} ({outside / max(pairs, 1):.0%}, 17% expected); "
+        f"beyond 1.96 combined standard errors: {beyond} ({beyond / max(pairs, 1):.0%}, 5% "
+        "expected)\n"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", type=Path, default=DEFAULT)
     ap.add_argument(
         "--baseline-edm", default=None, help="another edm.py (e.g. main's) for the shift figures"
     )
+    ap.add_argument("--intervals", action="store_true", help="also the intervals section")
     args = ap.parse_args()
     folder = args.data.resolve()
     if not (folder / "series_fork0").is_dir():
@@ -143,6 +191,8 @@ def main() -> None:
         ],
         "after the default's own start (all series with a stable segment)",
     )
+    if args.intervals:
+        intervals(series)
     if args.baseline_edm and people:
         spec = importlib.util.spec_from_file_location("edm_before", args.baseline_edm)
         assert spec is not None and spec.loader is not None
