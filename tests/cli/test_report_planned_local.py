@@ -79,3 +79,32 @@ def test_many_small_files_are_read_whole_up_to_a_bound(
     assert not report_cli._large(files)
     monkeypatch.setattr(report_cli, "SMALL_FILES_PLAN_ROWS", 2400)
     assert report_cli._large(files)
+
+
+def test_compare_of_large_files_is_planned_and_the_same(
+    trial_files: list[Path],
+    cli: Callable[..., Result],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # `tsanalyze compare A B` read both files whole whatever their size: two runs of 10^7
+    # samples each peaked at 5.2 GB in one process (-j 1; 10.4 GB summed over the process
+    # tree with two workers) where `report` of the same files plans them. Now compare plans
+    # as report does, and says the same to the byte
+    import tsanalyze.analysis.runset as runset
+
+    read = cli("compare", *map(str, trial_files), "-f", "json", "--seed", "3", "-j", "1")
+    assert read.exit_code == 0, read.output
+    given: list[type] = []
+    real = runset.analyze
+
+    def spy(data: object, *args: object, **kw: object) -> object:
+        given.append(type(data))
+        return real(data, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(runset, "analyze", spy)
+    monkeypatch.setattr(report_cli, "LOCAL_PLAN_ROWS", 1)
+    monkeypatch.setattr(report_cli, "SMALL_FILE_ROWS", 1)
+    planned = cli("compare", *map(str, trial_files), "-f", "json", "--seed", "3", "-j", "1")
+    assert planned.exit_code == 0, planned.output
+    assert given == [ParquetSeries]
+    assert planned.stdout == read.stdout

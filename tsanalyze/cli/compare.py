@@ -19,12 +19,15 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from tsanalyze.cli import _options as opt
+from tsanalyze.cli import report as report_cli
 from tsanalyze.cli._errors import fail
 from tsanalyze.cli._output import check_html_target, progress_bar, write_report
 from tsanalyze.cli.report import argument_sides
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
+
+    from tsanalyze.io.series_source import ParquetSeries
 
 __all__ = ["compare"]
 
@@ -72,24 +75,52 @@ def compare(
                 "(to compare two files, give them as A and B with the same benchmark names)"
             )
         options = {"baseline_benchmark": a}
+        data: pd.DataFrame | ParquetSeries = df
     else:
         for label, name in (("A", a), ("B", b)):
             if not Path(name).exists():
                 fail(f"{label}: {name!r} is not a file (to compare two benchmarks, add --in FILE)")
-        df = read_runs([Path(a), Path(b)])
-        if df["run"].nunique() < 2:
-            fail("A and B hold the same run; nothing to compare")
-        df = _share_a_benchmark(df, a, b)
-        sides = argument_sides([a, b], df.attrs.get("runs", {}))
+        planned = _planned(a, b, quiet)
+        if planned is not None:
+            data = planned
+            sides = argument_sides([a, b], planned.runs)
+        else:
+            df = read_runs([Path(a), Path(b)])
+            if df["run"].nunique() < 2:
+                fail("A and B hold the same run; nothing to compare")
+            df = _share_a_benchmark(df, a, b)
+            sides = argument_sides([a, b], df.attrs.get("runs", {}))
+            data = df
         options = {"baseline": a}
     with progress_bar("analysing series", quiet=quiet) as update:
         analysis = analyze(
-            df, estimator=estimator.value, confidence_level=confidence_level, raw=raw, jobs=jobs,
+            data, estimator=estimator.value, confidence_level=confidence_level, raw=raw, jobs=jobs,
             rng=rng, progress=update, sides=sides, **options,
         )  # fmt: skip
     write_report(
         analysis, output=output, html=html, plots=plots, jobs=jobs, fail_on=fail_on, quiet=quiet
     )
+
+
+def _planned(a: str, b: str, quiet: bool) -> ParquetSeries | None:
+    """The two sides planned from their footers, as ``report`` plans large Parquet inputs
+    (``tsanalyze.cli.report.LOCAL_PLAN_ROWS``): each worker then reads its own series and
+    this process never holds the samples. None (read both whole) when they are small,
+    not Parquet run files, hold one run only, or share no benchmark name (the renaming
+    of :func:`_share_a_benchmark` needs the frame)."""
+    from tsanalyze.cli._options import Engine
+    from tsanalyze.io.runs import expand_paths
+    from tsanalyze.io.series_source import ParquetSeries
+
+    if not report_cli._large([a, b]):
+        return None
+    data = report_cli._planned_or_read([a, b], Engine.local, None, quiet)
+    if not isinstance(data, ParquetSeries) or len(data.runs) < 2:
+        return None
+    files = {str(f): "A" for f in expand_paths([a])} | {str(f): "B" for f in expand_paths([b])}
+    side = {rid: files.get(str(m.get("file")), "") for rid, m in data.runs.items()}
+    names = {k: {bench for rid, bench in data.keys if side[rid] == k} for k in ("A", "B")}
+    return data if names["A"] & names["B"] else None
 
 
 def _share_a_benchmark(df: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
