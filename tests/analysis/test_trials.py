@@ -217,3 +217,16 @@ def test_two_level_coverage_of_many_tiny_skewed_trials() -> None:
         e = estimate_trials(trials, "median", n_resamples=400, rng=r)
         hit += e.ci_low <= target <= e.ci_high
     assert hit / reps >= 0.9  # 100 replications: binomial sd 2.2 points
+
+
+def test_findings_about_one_runs_own_interval_are_left_out_of_the_trials() -> None:
+    # halves-disagree says a run's interval holds for its own samples only: the trials'
+    # interval is the two-level one, which already spans what moves between runs
+    from tsanalyze._result import Finding
+    from tsanalyze.analysis.trials import findings_once
+
+    per_run = [
+        [Finding("halves-disagree", "the level moves", "warning"), Finding("multimodal", "m")],
+        [Finding("ci-unbounded", "too few"), Finding("multimodal", "m")],
+    ]
+    assert [f.code for f in findings_once(per_run)] == ["multimodal"]

@@ -402,7 +402,9 @@ def estimate_trials(
 
 #: findings about one run's own interval, which a summary of trials does not show (its
 #: interval is the two-level one)
-_PER_RUN_INTERVAL = frozenset({"ci-unbounded", "too-few-samples", "too-few-subsessions"})
+_PER_RUN_INTERVAL = frozenset(
+    {"ci-unbounded", "too-few-samples", "too-few-subsessions", "halves-disagree"}
+)
 
 
 def findings_once(per_run: Sequence[Sequence[Finding]]) -> tuple[Finding, ...]:
@@ -418,8 +420,8 @@ def findings_once(per_run: Sequence[Sequence[Finding]]) -> tuple[Finding, ...]:
     -------
     tuple of Finding
         In order of first appearance. Findings about one run's own interval
-        (``ci-unbounded``, ``too-few-samples``, ``too-few-subsessions``) are left out: the
-        trials' interval is the two-level one.
+        (``ci-unbounded``, ``too-few-samples``, ``too-few-subsessions``,
+        ``halves-disagree``) are left out: the trials' interval is the two-level one.
     """
     total = len(per_run)
     by_code: dict[str, list[Finding]] = {}
