@@ -1,0 +1,77 @@
+"""Files in each tool's real, documented output shape: every benchmark and parameter is
+read, the numbers agree with the tool's own summary in the file, and what the tool
+reports as failed is said, not passed over.
+
+The files are hand-made here in the layouts of the tools' serialisers (hyperfine
+``src/export/json.rs``; Google Benchmark ``src/json_reporter.cc``; ``go test -bench``
+output as described by golang.org/x/perf ``benchfmt``); the numbers are our own.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from tsanalyze.cli.app import app
+from tsanalyze.io.importers import load_table
+
+runner = CliRunner()
+
+
+def _hyperfine_result(command: str, times: list[float], codes: list[Any]) -> dict[str, Any]:
+    """One entry of ``results`` as hyperfine ``--export-json`` writes it (seconds)."""
+    return {
+        "command": command,
+        "mean": statistics.mean(times),
+        "stddev": statistics.stdev(times),
+        "median": statistics.median(times),
+        "user": 0.0012,
+        "system": 0.0031,
+        "min": min(times),
+        "max": max(times),
+        "times": times,
+        "exit_codes": codes,
+    }
+
+
+def test_hyperfine_ignore_failure_commands_are_reported(tmp_path: Path) -> None:
+    # `hyperfine -i 'grep -q needle file' 'true'`: grep exits 1 in 2 of 3 runs, one run
+    # killed by a signal (hyperfine writes null for its exit code)
+    path = tmp_path / "hf.json"
+    results = [
+        _hyperfine_result("grep -q needle file", [0.0101, 0.0103, 0.0102], [1, 0, 1]),
+        _hyperfine_result("true", [0.0011, 0.0012, 0.0013], [0, None, 0]),
+        _hyperfine_result("ls", [0.0021, 0.0022, 0.0023], [0, 0, 0]),
+    ]
+    path.write_text(json.dumps({"results": results}))
+    table = load_table(path)
+    assert len(table.notes) == 2
+    assert "'grep -q needle file'" in table.notes[0] and "2 of 3 runs" in table.notes[0]
+    assert "'true'" in table.notes[1] and "1 of 3 runs" in table.notes[1]
+    assert all(n.startswith(str(path)) for n in table.notes)
+    # the times are still imported, and agree with hyperfine's own mean and stddev
+    for res in results:
+        ns = table.frame.loc[table.frame["benchmark"] == res["command"], "ns"].to_numpy()
+        assert np.mean(ns) / 1e9 == pytest.approx(res["mean"], rel=1e-12)
+        assert np.std(ns, ddof=1) / 1e9 == pytest.approx(res["stddev"], rel=1e-9)
+    out = tmp_path / "hf.parquet"
+    got = runner.invoke(app, ["import", "auto", str(path), "-o", str(out)])
+    assert got.exit_code == 0, got.output
+    assert got.stderr.count("tsanalyze: warning:") == 2
+    assert "'grep -q needle file' failed" in got.stderr
+
+
+def test_hyperfine_clean_file_has_no_notes(tmp_path: Path) -> None:
+    path = tmp_path / "hf.json"
+    res = _hyperfine_result("sleep 0.1", [0.1003, 0.1011, 0.1007], [0, 0, 0])
+    res["parameters"] = {"delay": "0.1"}
+    path.write_text(json.dumps({"results": [res]}))
+    table = load_table(path)
+    assert table.notes == ()
+    assert set(table.frame["param_delay"]) == {"0.1"}
