@@ -75,3 +75,52 @@ def test_hyperfine_clean_file_has_no_notes(tmp_path: Path) -> None:
     table = load_table(path)
     assert table.notes == ()
     assert set(table.frame["param_delay"]) == {"0.1"}
+
+
+def _gbench_entry(name: str, real: float, **more: Any) -> dict[str, Any]:
+    """One ``benchmarks`` entry as Google Benchmark's JSONReporter writes it."""
+    return {
+        "name": name,
+        "family_index": 0,
+        "per_family_instance_index": 0,
+        "run_name": name,
+        "run_type": "iteration",
+        "repetitions": 1,
+        "repetition_index": 0,
+        "threads": 1,
+        "iterations": 1000,
+        "real_time": real,
+        "cpu_time": real,
+        "time_unit": "ns",
+        **more,
+    }
+
+
+_GBENCH_CONTEXT = {
+    "date": "2024-03-01T10:00:00+01:00",
+    "host_name": "box",
+    "executable": "./bench",
+    "num_cpus": 8,
+    "mhz_per_cpu": 3600,
+    "cpu_scaling_enabled": False,
+    "library_build_type": "release",
+}
+
+
+def test_gbench_skip_with_error_is_reported(tmp_path: Path) -> None:
+    # state.SkipWithError("could not open file"): error_occurred, no timing
+    path = tmp_path / "gb.json"
+    failed = _gbench_entry("BM_read/4096", 0.0, iterations=0)
+    failed.update(error_occurred=True, error_message="could not open file")
+    path.write_text(
+        json.dumps({"context": _GBENCH_CONTEXT, "benchmarks": [_gbench_entry("BM_ok", 12.5), failed]})
+    )
+    table = load_table(path)
+    assert set(table.frame["benchmark"]) == {"BM_ok"}
+    (note,) = table.notes
+    assert note.startswith(str(path)) and "'BM_read/4096'" in note
+    assert "could not open file" in note
+    out = tmp_path / "gb.parquet"
+    got = runner.invoke(app, ["import", "auto", str(path), "-o", str(out)])
+    assert got.exit_code == 0, got.output
+    assert "tsanalyze: warning:" in got.stderr and "BM_read/4096" in got.stderr

@@ -19,7 +19,9 @@ Mapping to the run format
   when a benchmark ran on several threads;
 * aggregates (``run_type == "aggregate"``: mean, median, stddev, cv, BigO, RMS) are not
   samples: they are kept apart in ``source.metadata.aggregates``; entries with
-  ``error_occurred`` are skipped and listed in ``source.metadata.errors``.
+  ``error_occurred`` (``state.SkipWithError``) are skipped, listed in
+  ``source.metadata.errors`` and named in a note (a warning of ``tsanalyze import``)
+  with their ``error_message``.
 """
 
 from __future__ import annotations
@@ -113,7 +115,10 @@ class GoogleBenchmarkImporter:
                     f"expected 'iteration' or 'aggregate', got {run_type!r}"
                 )
             if obj.get("error_occurred"):
-                errors.append({"name": name, "message": obj.get("error_message")})
+                message = obj.get("error_message")
+                errors.append(
+                    {"name": name, "message": message if isinstance(message, str) else None}
+                )
                 continue
             unit = entry.key("time_unit", required=False).str(default="ns")
             try:
@@ -172,7 +177,12 @@ class GoogleBenchmarkImporter:
             host={"logical_cores": count_field(context, "num_cpus")},
             tool_metadata=tool_meta,
         )
-        return builder.build()
+        notes = [
+            f"{path}: benchmark {e['name']!r} failed ({e['message'] or 'no error_message'}); "
+            "not imported"
+            for e in errors
+        ]
+        return builder.build(notes)
 
 
 def _counter(v: int | float) -> float:
