@@ -124,3 +124,38 @@ def test_gbench_skip_with_error_is_reported(tmp_path: Path) -> None:
     got = runner.invoke(app, ["import", "auto", str(path), "-o", str(out)])
     assert got.exit_code == 0, got.output
     assert "tsanalyze: warning:" in got.stderr and "BM_read/4096" in got.stderr
+
+
+_GO_OUTPUT = """\
+goos: linux
+goarch: amd64
+pkg: example.com/strs
+cpu: Intel(R) Core(TM) i7-8650U CPU @ 1.90GHz
+BenchmarkJoin/n=10-8         	 5000000	       245.3 ns/op	     128 B/op	       2 allocs/op
+BenchmarkJoin/n=10-8         	 5000000	       249.1 ns/op	     128 B/op	       2 allocs/op
+--- FAIL: BenchmarkParse/json-8
+    parse_test.go:41: unexpected token "x"
+    parse_test.go:42: second line
+--- BENCH: BenchmarkLogs-8
+    logs_test.go:60: hello
+BenchmarkLogs-8              	  300000	      4020 ns/op
+BenchmarkHash-8              	 1000000	      1052 ns/op	 973.21 MB/s
+--- FAIL: BenchmarkBroken-8
+FAIL
+exit status 1
+FAIL	example.com/strs	12.345s
+"""
+
+
+def test_go_test_failed_benchmarks_are_reported(tmp_path: Path) -> None:
+    path = tmp_path / "bench.txt"
+    path.write_text(_GO_OUTPUT)
+    table = load_table(path)
+    assert sorted(set(table.frame["benchmark"])) == ["Hash-8", "Join/n=10-8", "Logs-8"]
+    assert table.frame.loc[table.frame["benchmark"] == "Hash-8", "mb_per_s"].tolist() == [973.21]
+    first, second = table.notes
+    assert first.startswith(str(path)) and "'Parse/json-8'" in first
+    assert 'unexpected token "x"' in first and "second line" not in first
+    assert "'Broken-8'" in second
+    # a --- BENCH: log block is not a failure
+    assert not any("Logs-8" in n for n in table.notes)

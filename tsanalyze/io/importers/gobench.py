@@ -27,7 +27,10 @@ Mapping to the run format
   column or another measure;
 * lines without a time unit are skipped (their measures are not timings); a file with
   no timed line at all is an error. A time <= 0 is an error (the run format needs
-  times > 0).
+  times > 0);
+* a benchmark ``go test`` reports as failed (``--- FAIL: BenchmarkName-P`` followed by
+  its indented log lines; it prints no result line) is named, with the first log line,
+  in a note (a warning of ``tsanalyze import``).
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ __all__ = ["GoBenchImporter", "unit_column", "unit_columns"]
 
 _CONFIG = re.compile(r"^([a-z][^\sA-Z:]*):(?:[ \t]+(.*?))?\s*$")
 _BENCH = re.compile(r"^Benchmark(?:$|[^a-z])")
+_FAIL = re.compile(r"^\s*--- FAIL: (Benchmark\S*)")
 _BENCH_LINE = re.compile(
     r"^Benchmark(?:[^a-z\s]\S*)?\s+\d+\s+[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s+\S",
     re.MULTILINE,
@@ -99,7 +103,19 @@ class GoBenchImporter:
         shown: dict[tuple[tuple[str, str], ...], dict[str, str]] = {}  # in file order
         units_seen: set[str] = set()
         unit_notes: dict[str, str] = {}
+        failed: dict[str, str] = {}  # benchmark -> first log line of its failure
+        failing: str | None = None  # the failure whose log lines follow
         for lineno, line in enumerate(text.splitlines(), start=1):
+            if failing is not None:
+                if line.startswith("    ") and line.strip():
+                    failed[failing] = failed[failing] or line.strip()
+                    continue
+                failing = None
+            fm = _FAIL.match(line)
+            if fm:
+                failing = fm.group(1)[len("Benchmark") :] or fm.group(1)
+                failed.setdefault(failing, "")
+                continue
             if _BENCH.match(line):
                 fields = line.split()
                 if len(fields) == 1:
@@ -221,7 +237,13 @@ class GoBenchImporter:
                 else {"configuration": cfg},
             )
             n_runs += 1
-        runs = builder.build()
+        notes = [
+            f"{path}: benchmark {name!r} failed (go test '--- FAIL'"
+            + (f": {why[:200]}" if why else "")
+            + "); no result to import"
+            for name, why in failed.items()
+        ]
+        runs = builder.build(notes)
         if not runs.metadata:
             raise fail(
                 path, "", "expected at least one benchmark line with a time (ns/op or sec/op)"
