@@ -4,6 +4,7 @@ Accepted inputs (chosen by file suffix, text otherwise):
 
 * ``.csv`` -- a header row, then one row per benchmark (``#`` lines are comments; a UTF-8
   byte-order mark is allowed); see :mod:`tsanalyze.io.audit_records` for the columns;
+  ``hyperfine --export-csv`` files are recognised by their header (times in seconds);
 * ``.yaml`` / ``.yml`` / ``.json`` -- a list of mappings, or a mapping with a ``rows``
   list (and optional ``defaults`` applied to every row); pytest-benchmark's saved JSON;
 * anything else -- text pasted as the tools print it: benchstat v1/v2, ``go test
@@ -255,11 +256,36 @@ def _csv_rows(raw: str, source: str, notes: list[Finding]) -> list[dict[str, Any
         raise AuditInputError(
             f"{source}:{at}: cannot read as CSV ({one_line(str(exc), 120)})"
         ) from None
+    if _is_hyperfine_csv(reader.fieldnames):
+        recs = [_hyperfine_record(r) for r in recs]
     rows = rows_from_records(recs, source, notes)
     for r, lineno in zip(rows, linenos, strict=True):
         if str(r.get("source", "")).startswith(f"{source} row"):
             r["source"] = f"{source}:{lineno}"
     return rows
+
+
+#: the columns of ``hyperfine --export-csv`` (hyperfine ``src/export/csv.rs``), before one
+#: ``parameter_<name>`` column per ``--parameter-scan``/``--parameter-list`` parameter
+_HYPERFINE_CSV = ("command", "mean", "stddev", "median", "user", "system", "min", "max")
+
+
+def _is_hyperfine_csv(fieldnames: Any) -> bool:
+    """The header of ``hyperfine --export-csv``: its eight columns, then parameters only."""
+    names = [str(f).strip() for f in fieldnames or ()]
+    return tuple(names[:8]) == _HYPERFINE_CSV and all(
+        n.startswith("parameter_") for n in names[8:]
+    )
+
+
+def _hyperfine_record(rec: Mapping[str, Any]) -> dict[str, Any]:
+    """A row of ``hyperfine --export-csv`` with hyperfine's conventions: times in seconds,
+    the mean of one process run per sample, full floats (not printed digits); the
+    parameters are already substituted into the command."""
+    out = {k: v for k, v in rec.items() if not k.startswith("parameter_")}
+    out.update(unit="s", location_kind="mean", evals=1, scope="per-process", tool="hyperfine",
+               rounding="none")  # fmt: skip
+    return out
 
 
 def _load(raw: str, suffix: str, source: str) -> Any:

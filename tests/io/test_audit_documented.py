@@ -1,0 +1,39 @@
+"""Audit input in the shapes other tools really export (hand-made in the layout of each
+tool's serialiser; the numbers are our own)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tsanalyze.io.audit_input import read_audit_file
+
+# hyperfine --export-csv (hyperfine src/export/csv.rs): seconds, one parameter column per
+# --parameter-scan parameter
+_HYPERFINE_CSV = """\
+command,mean,stddev,median,user,system,min,max,parameter_delay
+sleep 0.1,0.10229957766,0.0012345,0.1021,0.0005,0.0010,0.1010,0.1050,0.1
+sleep 0.2,0.20229957766,0.0011111,0.2021,0.0005,0.0010,0.2010,0.2050,0.2
+"""
+
+
+def test_hyperfine_export_csv_is_read_in_seconds(tmp_path: Path) -> None:
+    path = tmp_path / "hf.csv"
+    path.write_text(_HYPERFINE_CSV)
+    got = read_audit_file(path)
+    rows = {r["name"]: r for r in got.rows}
+    assert set(rows) == {"sleep 0.1", "sleep 0.2"}
+    r = rows["sleep 0.1"]
+    # the digits as exported, in seconds (they were read as ns: 0.102 ns per command run)
+    assert r["unit"] == "s"
+    assert (r["mean"], r["spread"], r["spread_kind"]) == ("0.10229957766", "0.0012345", "sd")
+    assert (r["min"], r["median"], r["max"]) == ("0.1010", "0.1021", "0.1050")
+    assert r["location_kind"] == "mean" and r["evals"] == 1 and r["tool"] == "hyperfine"
+    # the parameter is in the command already: no note about an unknown column
+    assert not any("parameter_delay" in n.message for n in got.notes)
+
+
+def test_a_csv_with_a_unit_column_is_not_taken_for_hyperfine(tmp_path: Path) -> None:
+    path = tmp_path / "t.csv"
+    path.write_text("command,mean,sd,unit\nls,2.5,0.1,ms\n")
+    (r,) = read_audit_file(path).rows
+    assert (r["mean"], r["unit"]) == ("2.5", "ms") and "tool" not in r
