@@ -37,3 +37,17 @@ def test_a_csv_with_a_unit_column_is_not_taken_for_hyperfine(tmp_path: Path) -> 
     path.write_text("command,mean,sd,unit\nls,2.5,0.1,ms\n")
     (r,) = read_audit_file(path).rows
     assert (r["mean"], r["unit"]) == ("2.5", "ms") and "tool" not in r
+
+
+def test_importing_a_hyperfine_csv_points_to_json_and_audit(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from tsanalyze.cli.app import app
+
+    path = tmp_path / "hf.csv"
+    path.write_text(_HYPERFINE_CSV)
+    got = CliRunner().invoke(app, ["import", "auto", str(path), "-o", str(tmp_path / "o.parquet")])
+    assert got.exit_code == 2
+    msg = got.stderr.strip()
+    assert "\n" not in msg and str(path) in msg
+    assert "--export-json" in msg and "tsanalyze audit" in msg

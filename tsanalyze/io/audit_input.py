@@ -256,26 +256,15 @@ def _csv_rows(raw: str, source: str, notes: list[Finding]) -> list[dict[str, Any
         raise AuditInputError(
             f"{source}:{at}: cannot read as CSV ({one_line(str(exc), 120)})"
         ) from None
-    if _is_hyperfine_csv(reader.fieldnames):
+    from tsanalyze.io.importers.csvtable import is_hyperfine_csv
+
+    if is_hyperfine_csv(reader.fieldnames):
         recs = [_hyperfine_record(r) for r in recs]
     rows = rows_from_records(recs, source, notes)
     for r, lineno in zip(rows, linenos, strict=True):
         if str(r.get("source", "")).startswith(f"{source} row"):
             r["source"] = f"{source}:{lineno}"
     return rows
-
-
-#: the columns of ``hyperfine --export-csv`` (hyperfine ``src/export/csv.rs``), before one
-#: ``parameter_<name>`` column per ``--parameter-scan``/``--parameter-list`` parameter
-_HYPERFINE_CSV = ("command", "mean", "stddev", "median", "user", "system", "min", "max")
-
-
-def _is_hyperfine_csv(fieldnames: Any) -> bool:
-    """The header of ``hyperfine --export-csv``: its eight columns, then parameters only."""
-    names = [str(f).strip() for f in fieldnames or ()]
-    return tuple(names[:8]) == _HYPERFINE_CSV and all(
-        n.startswith("parameter_") for n in names[8:]
-    )
 
 
 def _hyperfine_record(rec: Mapping[str, Any]) -> dict[str, Any]:
