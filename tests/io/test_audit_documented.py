@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tsanalyze.io.audit_input import read_audit_file
 
 # hyperfine --export-csv (hyperfine src/export/csv.rs): seconds, one parameter column per
@@ -51,3 +53,38 @@ def test_importing_a_hyperfine_csv_points_to_json_and_audit(tmp_path: Path) -> N
     msg = got.stderr.strip()
     assert "\n" not in msg and str(path) in msg
     assert "--export-json" in msg and "tsanalyze audit" in msg
+
+
+def _gbench_aggregate(name: str, agg: str, value: float, unit: str = "time") -> dict[str, object]:
+    """An aggregate entry as Google Benchmark's JSONReporter writes it."""
+    return {
+        "name": f"{name}_{agg}", "family_index": 0, "per_family_instance_index": 0,
+        "run_name": name, "run_type": "aggregate", "repetitions": 5, "threads": 1,
+        "aggregate_name": agg, "aggregate_unit": unit, "iterations": 5,
+        "real_time": value, "cpu_time": value, "time_unit": "us",
+    }  # fmt: skip
+
+
+def test_gbench_json_with_aggregates_only_is_audited(tmp_path: Path) -> None:
+    # --benchmark_repetitions=5 --benchmark_report_aggregates_only=true: no repetition in
+    # the file, so nothing to import; the summaries are what the audit reads
+    import json
+
+    path = tmp_path / "gb.json"
+    entries = [
+        _gbench_aggregate("BM_sort/1024", "mean", 44.25),
+        _gbench_aggregate("BM_sort/1024", "median", 44.1),
+        _gbench_aggregate("BM_sort/1024", "stddev", 0.75),
+        _gbench_aggregate("BM_sort/1024", "cv", 0.0169, unit="percentage"),
+    ]
+    path.write_text(json.dumps({"context": {"num_cpus": 8}, "benchmarks": entries}))
+    (r,) = read_audit_file(path).rows
+    assert r["name"] == "BM_sort/1024" and r["unit"] == "us" and r["n"] == 5
+    assert (float(r["location"]), float(r["spread"]), float(r["median"])) == (44.25, 0.75, 44.1)
+    assert r["spread_kind"] == "sd" and r["location_kind"] == "mean"
+    # and the importer's error says where to go instead of a dead end
+    from tsanalyze.errors import ImportFormatError
+    from tsanalyze.io.importers import load_table
+
+    with pytest.raises(ImportFormatError, match="tsanalyze audit"):
+        load_table(path)

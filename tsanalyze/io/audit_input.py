@@ -334,12 +334,60 @@ def _foreign_json(
             # a saved data file: its numbers are the tool's floats, not printed digits
             r.update(tool="pytest-benchmark", scope="one-process", rounding="none")
         return rows_from_records(records, source, notes), ("pytest-benchmark json",)
+    if kind == "gbench":
+        records = _gbench_aggregates(p)
+        if records:
+            return rows_from_records(records, source, notes), ("google benchmark json",)
     what = _RAW_FORMATS.get(kind, f"{kind} file")
     raise AuditInputError(
         f"{source}: a {what}, not published summaries: analyse it with "
         f"`tsanalyze report {source}` or compare with `tsanalyze compare A B` "
         f"(`tsanalyze import` converts it to a run file)"
     )
+
+
+def _gbench_aggregates(p: Path) -> list[dict[str, Any]]:
+    """Rows of a Google Benchmark JSON file that holds aggregates only
+    (``--benchmark_report_aggregates_only``: no repetition to import, so summaries to
+    audit); [] when it holds repetitions (the file is then raw timings).
+
+    The conventions are those of Google Benchmark's console aggregates: ``mean`` and
+    ``stddev`` of the repetitions' per-iteration ``real_time`` (``aggregate_unit``
+    ``"time"``), ``n`` = ``repetitions``, all repetitions in one process; the number of
+    iterations per repetition is not in these entries.
+    """
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return []
+    entries = data.get("benchmarks") if isinstance(data, dict) else None
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        return []
+    if any(e.get("run_type", "iteration") != "aggregate" for e in entries):
+        return []
+    groups: dict[str, dict[str, dict[str, Any]]] = {}
+    for e in entries:
+        if e.get("aggregate_unit", "time") != "time" or not isinstance(e.get("run_name"), str):
+            continue
+        groups.setdefault(e["run_name"], {})[str(e.get("aggregate_name"))] = e
+    out: list[dict[str, Any]] = []
+    for name, aggs in groups.items():
+        mean = aggs.get("mean")
+        if mean is None:
+            continue
+        row: dict[str, Any] = {
+            "name": name, "location": mean.get("real_time"), "unit": mean.get("time_unit", "ns"),
+            "location_kind": "mean", "n": mean.get("repetitions"), "batched": True,
+            "scope": "one-process", "tool": "Google Benchmark", "rounding": "none",
+        }  # fmt: skip
+        sd = aggs.get("stddev")
+        if sd is not None and sd.get("time_unit", "ns") == row["unit"]:
+            row.update(spread=sd.get("real_time"), spread_kind="sd")
+        med = aggs.get("median")
+        if med is not None and med.get("time_unit", "ns") == row["unit"]:
+            row["median"] = med.get("real_time")
+        out.append(row)
+    return out
 
 
 def _blank(v: Any) -> bool:

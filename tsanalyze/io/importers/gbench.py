@@ -148,7 +148,9 @@ class GoogleBenchmarkImporter:
             raise fail(
                 path,
                 "$.benchmarks",
-                "expected at least one entry with run_type 'iteration' (found only aggregates or errors)",
+                "expected at least one entry with run_type 'iteration' (found only aggregates or "
+                "errors); a file written with --benchmark_report_aggregates_only holds summaries: "
+                f"audit them with `tsanalyze audit {path}`, or re-run without that option",
             )
         # one column per counter: a counter named like a run-format column, cpu_ns or
         # another counter (B/s and B_per_s) gets a counter_ prefix (or a suffix)
