@@ -88,3 +88,23 @@ def test_gbench_json_with_aggregates_only_is_audited(tmp_path: Path) -> None:
 
     with pytest.raises(ImportFormatError, match="tsanalyze audit"):
         load_table(path)
+
+
+def test_benchmarktools_estimates_only_is_explained_by_import_and_audit(tmp_path: Path) -> None:
+    # BenchmarkTools.save("est.json", median(results)): TrialEstimates in a group, no Trial
+    import json
+
+    from tsanalyze.errors import AuditInputError, ImportFormatError
+    from tsanalyze.io.importers import load_table
+
+    params = ["Parameters", {"evals": 10, "samples": 10000, "seconds": 5.0, "overhead": 0.0}]
+    est = ["TrialEstimate", {"allocs": 1, "time": 40.1, "gctime": 0.0, "memory": 96, "params": params}]
+    group = ["BenchmarkGroup", {"data": {"sum": est}, "tags": []}]
+    path = tmp_path / "est.json"
+    path.write_text(json.dumps([{"Julia": "1.10.0", "BenchmarkTools": "1.4.0"}, [group]]))
+    with pytest.raises(ImportFormatError, match=r"TrialEstimate.*BenchmarkTools\.save\(file, results\)"):
+        load_table(path)
+    # the audit used to send the user to `tsanalyze report`, which fails on this file
+    with pytest.raises(AuditInputError, match="TrialEstimate") as err:
+        read_audit_file(path)
+    assert "tsanalyze report" not in str(err.value)

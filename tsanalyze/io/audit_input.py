@@ -338,6 +338,15 @@ def _foreign_json(
         records = _gbench_aggregates(p)
         if records:
             return rows_from_records(records, source, notes), ("google benchmark json",)
+    if kind == "benchmarktools":
+        from tsanalyze.io.importers.benchmarktools import ESTIMATES_ONLY, holds_estimates_only
+
+        try:
+            data = json.loads(p.read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError):
+            data = None
+        if holds_estimates_only(data):
+            raise AuditInputError(f"{source}: a BenchmarkTools.save JSON that {ESTIMATES_ONLY}")
     what = _RAW_FORMATS.get(kind, f"{kind} file")
     raise AuditInputError(
         f"{source}: a {what}, not published summaries: analyse it with "
