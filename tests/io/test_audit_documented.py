@@ -108,3 +108,23 @@ def test_benchmarktools_estimates_only_is_explained_by_import_and_audit(tmp_path
     with pytest.raises(AuditInputError, match="TrialEstimate") as err:
         read_audit_file(path)
     assert "tsanalyze report" not in str(err.value)
+
+
+_JMH_TABLE = """\
+Benchmark                  (size)    Mode     Cnt     Score     Error   Units
+MyBench.avg                   100    avgt      10     1.504 ±   0.031   us/op
+MyBench.smp                   N/A  sample  154021    99.512 ±   1.200   ns/op
+MyBench.smp:p0.50             N/A  sample           100.000             ns/op
+MyBench.thr                   N/A   thrpt      10  2493.123 ±  45.210  ops/ms
+MyBench.thr:gc.alloc.rate     N/A   thrpt      10   512.300 ±  10.100  MB/sec
+"""
+
+
+def test_jmh_benchmarks_without_parameters_are_named_without_n_a(tmp_path: Path) -> None:
+    # JMH prints N/A in the (size) column for benchmarks that have no such @Param
+    path = tmp_path / "jmh.txt"
+    path.write_text(_JMH_TABLE)
+    rows = {r["name"]: r for r in read_audit_file(path).rows}
+    assert set(rows) == {"MyBench.avg(100)", "MyBench.smp", "MyBench.thr"}
+    assert rows["MyBench.thr"]["unit"] == "ops/s"  # a rate, converted to per second
+    assert rows["MyBench.smp"]["n"] == 154021
