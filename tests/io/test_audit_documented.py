@@ -128,3 +128,43 @@ def test_jmh_benchmarks_without_parameters_are_named_without_n_a(tmp_path: Path)
     assert set(rows) == {"MyBench.avg(100)", "MyBench.smp", "MyBench.thr"}
     assert rows["MyBench.thr"]["unit"] == "ops/s"  # a rate, converted to per second
     assert rows["MyBench.smp"]["n"] == 154021
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        # Google Benchmark console, state.SkipWithError
+        (
+            "Benchmark           Time             CPU   Iterations\n"
+            "------------------------------------------------------\n"
+            "BM_memcpy/8      12.5 ns         12.4 ns     56000000\n"
+            "BM_read/4096   ERROR OCCURRED: 'could not open file'\n",
+            "'BM_read/4096' failed ('could not open file')",
+        ),
+        # go test -bench: a failing benchmark prints no result line
+        (
+            "BenchmarkHash-8   1000000   1052 ns/op\n"
+            "--- FAIL: BenchmarkBroken-8\n"
+            "    x_test.go:41: unexpected result\n"
+            "FAIL\n",
+            "'Broken-8' failed",
+        ),
+        # hyperfine -i: the command's times are of a failing run
+        (
+            "Benchmark 1: grep -q needle file\n"
+            "  Time (mean ± σ):      10.2 ms ±   0.1 ms    [User: 1.2 ms, System: 3.1 ms]\n"
+            "  Range (min … max):    10.1 ms …  10.3 ms    3 runs\n"
+            "\n"
+            "  Warning: Ignoring non-zero exit code.\n",
+            "'grep -q needle file' exited with a non-zero code",
+        ),
+    ],
+    ids=["gbench", "go", "hyperfine"],
+)
+def test_failed_benchmarks_in_pasted_text_are_named(tmp_path: Path, text: str, named: str) -> None:
+    path = tmp_path / "out.txt"
+    path.write_text(text)
+    got = read_audit_file(path)
+    (note,) = [n for n in got.notes if n.code == "benchmark-failed"]
+    assert named in note.message and note.message.startswith(f"{path}:")
+    assert note.severity == "warning"

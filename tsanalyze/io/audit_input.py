@@ -71,8 +71,9 @@ class AuditSource:
     rows : list of dict
         Rows for :func:`tsanalyze.audit`.
     notes : tuple of Finding
-        Notes on the input (``line-skipped``, ``unknown-column``, ``table-skipped``), each
-        message starting with the file (and line); pass them as ``audit(notes=...)``.
+        Notes on the input (``line-skipped``, ``unknown-column``, ``table-skipped``,
+        ``benchmark-failed``), each message starting with the file (and line); pass them
+        as ``audit(notes=...)``.
     formats : tuple of str
         The formats recognised (``"benchstat v2"``, ``"hyperfine markdown"``, ``"csv"``...).
     """
