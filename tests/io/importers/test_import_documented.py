@@ -159,3 +159,62 @@ def test_go_test_failed_benchmarks_are_reported(tmp_path: Path) -> None:
     assert "'Broken-8'" in second
     # a --- BENCH: log block is not a failure
     assert not any("Logs-8" in n for n in table.notes)
+
+
+def test_gbench_skip_with_message_is_reported_not_an_error(tmp_path: Path) -> None:
+    # state.SkipWithMessage (Google Benchmark 1.8): "skipped": true, zero iterations
+    path = tmp_path / "gb.json"
+    skipped = _gbench_entry("BM_gpu", 0.0, iterations=0, cpu_time=0.0)
+    skipped.update(skipped=True, skip_message="no GPU")
+    path.write_text(
+        json.dumps({"context": _GBENCH_CONTEXT, "benchmarks": [_gbench_entry("BM_ok", 3.5), skipped]})
+    )
+    table = load_table(path)
+    assert set(table.frame["benchmark"]) == {"BM_ok"}
+    (note,) = table.notes
+    assert "'BM_gpu' skipped (no GPU)" in note
+
+
+# --benchmark_out_format=csv (google/benchmark src/csv_reporter.cc): the context goes to
+# stderr; a skipped run is its name, 7 empty fields, true (error) or false (message), the
+# message; "Comparisons" is a user counter
+_GBENCH_CSV = """\
+name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,label,error_occurred,error_message,"Comparisons"
+"BM_memcpy/8",56000000,12.5,12.4,ns,6.4e+08,,,,,
+"BM_memcpy/8",56000000,12.7,12.6,ns,6.3e+08,,,,,
+"BM_memcpy/8_mean",2,12.6,12.5,ns,6.35e+08,,,,,
+"BM_memcpy/8_median",2,12.6,12.5,ns,6.35e+08,,,,,
+"BM_memcpy/8_stddev",2,0.141421,0.141421,ns,7.07107e+06,,,,,
+"BM_memcpy/8_cv",2,0.0112239,0.0113137,,0.0111359,,,,,
+"BM_sort/1024",15000,45.1,45,us,,2.2e+07,"sorted",,,10240
+"BM_read/4096",,,,,,,,true,"could not open file"
+"BM_gpu",,,,,,,,false,"no GPU"
+"""
+
+
+def test_gbench_csv_output_is_imported(tmp_path: Path) -> None:
+    path = tmp_path / "gb.csv"
+    path.write_text(_GBENCH_CSV)
+    table = load_table(path)
+    f = table.frame
+    assert list(dict.fromkeys(f["benchmark"])) == ["BM_memcpy/8", "BM_sort/1024"]
+    m = f[f["benchmark"] == "BM_memcpy/8"]
+    per_eval = (m["ns"] / m["evals"]).to_numpy()
+    # the file's own mean and stddev aggregates, to the digits printed
+    assert np.mean(per_eval) == pytest.approx(12.6, abs=5e-7)
+    assert np.std(per_eval, ddof=1) == pytest.approx(0.141421, abs=5e-7)
+    s = f[f["benchmark"] == "BM_sort/1024"].iloc[0]
+    assert s["ns"] / s["evals"] == pytest.approx(45.1e3) and s["cpu_ns"] == pytest.approx(45e3)
+    assert s["comparisons"] == 10240.0 and s["items_per_second"] == 2.2e7
+    assert len(table.notes) == 2
+    assert "'BM_read/4096' failed (could not open file)" in table.notes[0]
+    assert "'BM_gpu' skipped (no GPU)" in table.notes[1]
+
+
+def test_gbench_csv_bad_cell_names_line_and_column(tmp_path: Path) -> None:
+    from tsanalyze.errors import ImportFormatError
+
+    path = tmp_path / "gb.csv"
+    path.write_text(_GBENCH_CSV.replace("45.1,45,us", "fast,45,us"))
+    with pytest.raises(ImportFormatError, match=r"gb\.csv.*line 8.*real_time"):
+        load_table(path)

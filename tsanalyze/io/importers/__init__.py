@@ -11,7 +11,7 @@ format name               files
 ``pyperf``                pyperf / pyperformance JSON (``.json``, ``.json.gz``)
 ``hyperfine``             ``hyperfine --export-json``
 ``gobench``               ``go test -bench`` output (benchstat input)
-``gbench``                Google Benchmark JSON
+``gbench``                Google Benchmark JSON or CSV (``--benchmark_out_format``)
 ``criterion``             criterion.rs ``target/criterion`` directories
 ``pytest-benchmark``      pytest-benchmark JSON (raw data needs ``--benchmark-save-data``)
 ``benchmarktools``        BenchmarkTools.jl ``BenchmarkTools.save`` JSON
