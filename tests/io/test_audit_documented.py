@@ -168,3 +168,17 @@ def test_failed_benchmarks_in_pasted_text_are_named(tmp_path: Path, text: str, n
     (note,) = [n for n in got.notes if n.code == "benchmark-failed"]
     assert named in note.message and note.message.startswith(f"{path}:")
     assert note.severity == "warning"
+
+
+def test_gbench_csv_output_is_sent_to_report_not_misread(tmp_path: Path) -> None:
+    # raw repetitions of --benchmark_out_format=csv: the audit points to report (it used
+    # to fail with "field 'location': missing" on the first row)
+    from tsanalyze.errors import AuditInputError
+
+    path = tmp_path / "gb.csv"
+    path.write_text(
+        "name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,"
+        'label,error_occurred,error_message\n"BM_memcpy/8",56000000,12.5,12.4,ns,,,,,\n'
+    )
+    with pytest.raises(AuditInputError, match=r"Google Benchmark result.*tsanalyze report"):
+        read_audit_file(path)

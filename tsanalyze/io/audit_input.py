@@ -55,7 +55,7 @@ MAX_BYTES = 64 * 1024 * 1024
 _RAW_FORMATS = {
     "pyperf": "pyperf/pyperformance result (raw timings)",
     "hyperfine": "hyperfine --export-json result (raw timings)",
-    "gbench": "Google Benchmark JSON result",
+    "gbench": "Google Benchmark result (JSON or CSV)",
     "benchmarktools": "BenchmarkTools.save JSON",
     "jmh": "JMH -rf json result",
     "criterion": "criterion.rs result directory",
@@ -165,7 +165,9 @@ def read_audit_file(
         suffix = Path(p.stem).suffix.lower()
     notes: list[Finding] = []
     formats: tuple[str, ...]
-    if suffix == ".csv":
+    if suffix == ".csv" and _sniff(p) == "gbench":  # raw timings, not summaries
+        rows, formats = _foreign_json(p, "gbench", source, notes)
+    elif suffix == ".csv":
         rows = _csv_rows(raw, source, notes)
         formats = ("csv",)
     elif suffix == ".json" and (kind := _sniff(p)) is not None:
