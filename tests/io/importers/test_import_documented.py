@@ -218,3 +218,47 @@ def test_gbench_csv_bad_cell_names_line_and_column(tmp_path: Path) -> None:
     path.write_text(_GBENCH_CSV.replace("45.1,45,us", "fast,45,us"))
     with pytest.raises(ImportFormatError, match=r"gb\.csv.*line 8.*real_time"):
         load_table(path)
+
+
+def _test2json(outputs: list[tuple[str | None, str]], package: str = "example.com/strs") -> str:
+    """``go test -bench . -json`` output: one test2json event a line (cmd/test2json)."""
+    events: list[dict[str, Any]] = [{"Time": "2024-03-01T10:00:00Z", "Action": "start", "Package": package}]
+    for test, out in outputs:
+        e = {"Time": "2024-03-01T10:00:00.5Z", "Action": "output", "Package": package, "Output": out}
+        if test is not None:
+            e["Test"] = test
+        events.append(e)
+    events.append({"Time": "2024-03-01T10:00:01Z", "Action": "fail", "Package": package, "Elapsed": 1.2})
+    return "".join(json.dumps(e) + "\n" for e in events)
+
+
+def test_go_test_json_output_is_imported(tmp_path: Path) -> None:
+    join = "BenchmarkJoin/n=10"
+    path = tmp_path / "bench.json"
+    path.write_text(
+        _test2json(
+            [
+                (None, "goos: linux\n"),
+                (None, "pkg: example.com/strs\n"),
+                (join, f"=== RUN   {join}\n"),
+                (join, f"{join}\n"),
+                # test2json splits a result line: the name, then the measurements
+                (join, f"{join}-8         \t"),
+                (join, " 5000000\t       245.3 ns/op\t     128 B/op\t       2 allocs/op\n"),
+                (join, f"{join}-8         \t"),
+                (join, " 5000000\t       249.1 ns/op\t     128 B/op\t       2 allocs/op\n"),
+                ("BenchmarkBroken", "--- FAIL: BenchmarkBroken-8\n"),
+                ("BenchmarkBroken", "    x_test.go:9: boom\n"),
+                (None, "FAIL\n"),
+            ]
+        )
+    )
+    table = load_table(path)
+    f = table.frame
+    assert set(f["benchmark"]) == {"Join/n=10-8"}
+    assert (f["ns"] / f["evals"]).tolist() == pytest.approx([245.3, 249.1])
+    assert f["bytes_per_op"].tolist() == [128.0, 128.0] and set(f["evals"]) == {5000000}
+    (meta,) = table.metadata.values()
+    assert meta["source"]["metadata"]["configuration"]["pkg"] == "example.com/strs"
+    (note,) = table.notes
+    assert "'Broken-8' failed" in note and "boom" in note

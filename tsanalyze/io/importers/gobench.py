@@ -28,6 +28,9 @@ Mapping to the run format
 * lines without a time unit are skipped (their measures are not timings); a file with
   no timed line at all is an error. A time <= 0 is an error (the run format needs
   times > 0);
+* ``go test -bench -json`` output (test2json: one JSON event a line) is read as the text
+  its ``output`` events hold, concatenated per package (a result line may be split over
+  two events);
 * a benchmark ``go test`` reports as failed (``--- FAIL: BenchmarkName-P`` followed by
   its indented log lines; it prints no result line) is named, with the first log line,
   in a note (a warning of ``tsanalyze import``).
@@ -35,6 +38,7 @@ Mapping to the run format
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -59,6 +63,36 @@ _BENCH_LINE = re.compile(
 #: the only time units Go prints (``sec/op`` from benchstat); other units are measures
 _TIME_UNITS = {u: parse_unit(u) for u in ("ns/op", "sec/op")}
 _KNOWN = {"B/op": "bytes_per_op", "allocs/op": "allocs_per_op", "MB/s": "mb_per_s"}
+
+
+def _is_test2json(text: str) -> bool:
+    """Whether ``text`` is ``go test -json`` output: its first line a test2json event."""
+    first = text.lstrip().split("\n", 1)[0]
+    if not first.startswith("{"):
+        return False
+    try:
+        event = json.loads(first)
+    except ValueError:
+        return False
+    return isinstance(event, dict) and isinstance(event.get("Action"), str)
+
+
+def _test2json_text(text: str) -> str:
+    """The text of the ``output`` events of ``go test -json`` output, concatenated per
+    package in order of appearance (lines that are not events, such as a truncated last
+    line, are left out)."""
+    parts: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict) and event.get("Action") == "output":
+            out = event.get("Output")
+            if isinstance(out, str):
+                parts.setdefault(str(event.get("Package", "")), []).append(out)
+    return "".join("".join(p) if not p or p[-1].endswith("\n") else "".join(p) + "\n"
+                   for p in parts.values())  # fmt: skip
 
 
 def unit_column(unit: str) -> str:
@@ -92,11 +126,15 @@ class GoBenchImporter:
     description = "Go benchmark text (go test -bench output, benchstat input)"
 
     def sniff(self, path: Path, head: str) -> bool:
+        if _is_test2json(head):
+            return _BENCH_LINE.search(_test2json_text(head)) is not None
         return not head.lstrip().startswith(("{", "[")) and _BENCH_LINE.search(head) is not None
 
     def load(self, path: Path, **options: Any) -> ImportedTable:
         refuse_options("gobench", options)
         text = open_text(path)
+        if _is_test2json(text):
+            text = _test2json_text(text)
         config: dict[str, str] = {}
         # configuration (as a tuple) -> list of (lineno, name, iters, {unit: value})
         groups: dict[tuple[tuple[str, str], ...], list[tuple[int, str, int, dict[str, float]]]] = {}
