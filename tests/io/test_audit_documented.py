@@ -182,3 +182,30 @@ def test_gbench_csv_output_is_sent_to_report_not_misread(tmp_path: Path) -> None
     )
     with pytest.raises(AuditInputError, match=r"Google Benchmark result.*tsanalyze report"):
         read_audit_file(path)
+
+
+# criterion.rs src/report.rs: with a Throughput the change is printed as "change:" alone,
+# then "time: [...] (p = ...)" and "thrpt: [...]" lines
+_CRITERION_THROUGHPUT = """\
+Benchmarking parse/json/1024: Analyzing
+parse/json/1024         time:   [1.4912 µs 1.5005 µs 1.5101 µs]
+                        thrpt:  [646.68 MiB/s 650.81 MiB/s 654.88 MiB/s]
+                 change:
+                        time:   [-2.1234% -1.0012% +0.1234%] (p = 0.09 > 0.05)
+                        thrpt:  [-0.1232% +1.0113% +2.1695%]
+                        No change in performance detected.
+Found 3 outliers among 100 measurements (3.00%)
+"""
+
+
+def test_criterion_change_of_a_benchmark_with_throughput_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "crit.txt"
+    path.write_text(_CRITERION_THROUGHPUT)
+    (r,) = read_audit_file(path).rows
+    assert (r["ci_low"], r["location"], r["ci_high"], r["unit"]) == ("1.4912", "1.5005", "1.5101", "µs")
+    assert (r["claimed_change_low"], r["claimed_change"], r["claimed_change_high"]) == (
+        "-2.1234%",
+        "-1.0012%",
+        "+0.1234%",
+    )
+    assert r["claimed_pvalue"] == "0.09" and r["n"] == 100
