@@ -10,6 +10,7 @@ output as described by golang.org/x/perf ``benchfmt``); the numbers are our own.
 from __future__ import annotations
 
 import json
+import re
 import statistics
 from pathlib import Path
 from typing import Any
@@ -262,3 +263,22 @@ def test_go_test_json_output_is_imported(tmp_path: Path) -> None:
     assert meta["source"]["metadata"]["configuration"]["pkg"] == "example.com/strs"
     (note,) = table.notes
     assert "'Broken-8' failed" in note and "boom" in note
+
+
+def test_report_on_a_tool_file_prints_its_failures_as_warnings(tmp_path: Path) -> None:
+    # `tsanalyze report hf.json` reads the file directly: the same one-line warnings as
+    # `tsanalyze import`, on stderr, and the report itself
+    path = tmp_path / "hf.json"
+    results = [_hyperfine_result("false || true", [0.0101, 0.0103, 0.0102, 0.0104], [1, 1, 1, 1])]
+    path.write_text(json.dumps({"results": results}))
+    got = runner.invoke(app, ["report", str(path), "-f", "json"])
+    assert got.exit_code in (0, 1), got.output
+    lines = [ln for ln in got.stderr.splitlines() if ln.startswith("tsanalyze: warning:")]
+    assert len(lines) == 1 and "'false || true' failed" in lines[0]
+    assert "Warning" not in got.stderr  # not Python's warning format
+    # the Python API: a warning of its own category
+    from tsanalyze.errors import ImportNoteWarning
+    from tsanalyze.io.runs import read_runs
+
+    with pytest.warns(ImportNoteWarning, match=re.escape("'false || true' failed")):
+        read_runs(path)
