@@ -282,3 +282,33 @@ def test_report_on_a_tool_file_prints_its_failures_as_warnings(tmp_path: Path) -
 
     with pytest.warns(ImportNoteWarning, match=re.escape("'false || true' failed")):
         read_runs(path)
+
+
+def test_criterion_raw_csv_matches_sample_json(tmp_path: Path) -> None:
+    # criterion writes target/criterion/<id>/new/{sample.json, raw.csv} from the same
+    # samples (src/fs.rs, src/csv_report.rs): both must import to the same rows
+    new = tmp_path / "criterion" / "parse" / "json" / "1024" / "new"
+    new.mkdir(parents=True)
+    iters = [10.0 * k for k in range(1, 11)]
+    times = [i * (1500.0 + 7.0 * (k % 3)) for k, i in enumerate(iters)]  # ns per sample
+    (new / "sample.json").write_text(
+        json.dumps({"sampling_mode": "Linear", "iters": iters, "times": times})
+    )
+    (new / "benchmark.json").write_text(
+        json.dumps({"group_id": "parse", "function_id": "json", "value_str": "1024",
+                    "throughput": {"Bytes": 1024}, "full_id": "parse/json/1024",
+                    "directory_name": "parse/json/1024", "title": "parse/json/1024"})
+    )  # fmt: skip
+    rows = [
+        f"parse,json,1024,1024,bytes,{t},ns,{int(i)}" for t, i in zip(times, iters, strict=True)
+    ]
+    header = "group,function,value,throughput_num,throughput_type,sample_measured_value,unit,iteration_count"
+    (new / "raw.csv").write_text("\n".join([header, *rows]) + "\n")
+    from_json = load_table(new.parent).frame
+    from_csv = load_table(new / "raw.csv").frame
+    assert set(from_csv["benchmark"]) == {"parse/json/1024"} == set(from_json["benchmark"])
+    assert from_csv["ns"].to_numpy() == pytest.approx(from_json["ns"].to_numpy(), rel=1e-12)
+    assert from_csv["evals"].tolist() == from_json["evals"].tolist()
+    # a function-less benchmark (c.bench_function("fib 20", ...)) is named by its group
+    (tmp_path / "raw.csv").write_text(f"{header}\nfib 20,,,,,26000.5,ns,1\n")
+    assert set(load_table(tmp_path / "raw.csv").frame["benchmark"]) == {"fib 20"}
