@@ -209,3 +209,15 @@ def test_criterion_change_of_a_benchmark_with_throughput_is_read(tmp_path: Path)
         "+0.1234%",
     )
     assert r["claimed_pvalue"] == "0.09" and r["n"] == 100
+
+
+def test_criterion_raw_csv_is_sent_to_report_not_misread(tmp_path: Path) -> None:
+    from tsanalyze.errors import AuditInputError
+
+    path = tmp_path / "raw.csv"
+    path.write_text(
+        "group,function,value,throughput_num,throughput_type,sample_measured_value,unit,"
+        "iteration_count\nfib,,20,,,26000.5,ns,1\n"
+    )
+    with pytest.raises(AuditInputError, match=r"criterion\.rs result.*tsanalyze report"):
+        read_audit_file(path)

@@ -58,7 +58,7 @@ _RAW_FORMATS = {
     "gbench": "Google Benchmark result (JSON or CSV)",
     "benchmarktools": "BenchmarkTools.save JSON",
     "jmh": "JMH -rf json result",
-    "criterion": "criterion.rs result directory",
+    "criterion": "criterion.rs result (directory or raw.csv)",
 }
 
 
@@ -165,8 +165,8 @@ def read_audit_file(
         suffix = Path(p.stem).suffix.lower()
     notes: list[Finding] = []
     formats: tuple[str, ...]
-    if suffix == ".csv" and _sniff(p) == "gbench":  # raw timings, not summaries
-        rows, formats = _foreign_json(p, "gbench", source, notes)
+    if suffix == ".csv" and (kind := _sniff(p)) in ("gbench", "criterion"):
+        rows, formats = _foreign_json(p, kind, source, notes)  # raw timings: refused
     elif suffix == ".csv":
         rows = _csv_rows(raw, source, notes)
         formats = ("csv",)

@@ -12,7 +12,7 @@ format name               files
 ``hyperfine``             ``hyperfine --export-json``
 ``gobench``               ``go test -bench`` output (benchstat input)
 ``gbench``                Google Benchmark JSON or CSV (``--benchmark_out_format``)
-``criterion``             criterion.rs ``target/criterion`` directories
+``criterion``             criterion.rs ``target/criterion`` directories, or a ``raw.csv``
 ``pytest-benchmark``      pytest-benchmark JSON (raw data needs ``--benchmark-save-data``)
 ``benchmarktools``        BenchmarkTools.jl ``BenchmarkTools.save`` JSON
 ``jmh``                   JMH (Java) ``-rf json`` result files
