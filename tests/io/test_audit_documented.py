@@ -3,6 +3,7 @@ tool's serialiser; the numbers are our own)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -170,20 +171,6 @@ def test_failed_benchmarks_in_pasted_text_are_named(tmp_path: Path, text: str, n
     assert note.severity == "warning"
 
 
-def test_gbench_csv_output_is_sent_to_report_not_misread(tmp_path: Path) -> None:
-    # raw repetitions of --benchmark_out_format=csv: the audit points to report (it used
-    # to fail with "field 'location': missing" on the first row)
-    from tsanalyze.errors import AuditInputError
-
-    path = tmp_path / "gb.csv"
-    path.write_text(
-        "name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,"
-        'label,error_occurred,error_message\n"BM_memcpy/8",56000000,12.5,12.4,ns,,,,,\n'
-    )
-    with pytest.raises(AuditInputError, match=r"Google Benchmark result.*tsanalyze report"):
-        read_audit_file(path)
-
-
 # criterion.rs src/report.rs: with a Throughput the change is printed as "change:" alone,
 # then "time: [...] (p = ...)" and "thrpt: [...]" lines
 _CRITERION_THROUGHPUT = """\
@@ -211,13 +198,32 @@ def test_criterion_change_of_a_benchmark_with_throughput_is_read(tmp_path: Path)
     assert r["claimed_pvalue"] == "0.09" and r["n"] == 100
 
 
-def test_criterion_raw_csv_is_sent_to_report_not_misread(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("name", "text", "what"),
+    [
+        # --benchmark_out_format=csv: it failed with "field 'location': missing"
+        (
+            "gb.csv",
+            "name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,"
+            'label,error_occurred,error_message\n"BM_memcpy/8",56000000,12.5,12.4,ns,,,,,\n',
+            "Google Benchmark result",
+        ),
+        # criterion's raw.csv (src/csv_report.rs)
+        (
+            "raw.csv",
+            "group,function,value,throughput_num,throughput_type,sample_measured_value,unit,"
+            "iteration_count\nfib,,20,,,26000.5,ns,1\n",
+            "criterion.rs result",
+        ),
+    ],
+    ids=["gbench", "criterion"],
+)
+def test_raw_timing_csv_is_sent_to_report_not_misread(
+    tmp_path: Path, name: str, text: str, what: str
+) -> None:
     from tsanalyze.errors import AuditInputError
 
-    path = tmp_path / "raw.csv"
-    path.write_text(
-        "group,function,value,throughput_num,throughput_type,sample_measured_value,unit,"
-        "iteration_count\nfib,,20,,,26000.5,ns,1\n"
-    )
-    with pytest.raises(AuditInputError, match=r"criterion\.rs result.*tsanalyze report"):
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(AuditInputError, match=rf"{re.escape(what)}.*tsanalyze report"):
         read_audit_file(path)
