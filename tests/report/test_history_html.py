@@ -191,3 +191,16 @@ def test_change_labels_of_nearby_changes_do_not_overlap() -> None:
     # more overlapping labels than rows: every row used, each label still gets one
     many = label_rows(np.full(6, 50.0), np.full(6, 10.0), np.zeros(6, bool), n_rows=4)
     assert sorted(set(many)) == [0, 1, 2, 3] and len(many) == 6
+
+
+def test_figures_spanning_more_than_x10_are_drawn_on_a_log_scale() -> None:
+    # a x150 regression (django-asv's FormValidate) drew every earlier change flat at 0
+    from tsanalyze.report.history_figures import draw_history, log_scale
+
+    for ratio, log in ((150.0, True), (1.2, False)):
+        rng = np.random.default_rng(5)
+        df = simulate_history(60, ["a"], changes=[SimulatedChange("a", 40, ratio)], rng=rng)
+        h = tsanalyze.history(df, seed=0)
+        d = history_figure_data(*history_figure_jobs(h)[0])
+        assert log_scale(d) is log
+        assert draw_history(d).axes[0].get_yscale() == ("log" if log else "linear")

@@ -28,10 +28,14 @@ from tsanalyze.report.text import printable
 
 __all__ = [
     "HistoryFigure", "Span", "draw_history", "history_figure_data", "history_svg", "label_rows",
+    "log_scale",
 ]  # fmt: skip
 
 #: up to this many commits are drawn as points; longer histories as a line
 MAX_MARKERS = 400
+#: a figure whose times span more than this ratio is drawn on a log scale (a x150
+#: regression would flatten every earlier change to the axis)
+LOG_RANGE = 10.0
 #: rows of change labels at the top of a figure (0.09 of its height each)
 LABEL_ROWS = 4
 #: a label character's width over the axes' width, at the labels' 7 pt on 8.75 in of axes
@@ -135,6 +139,13 @@ def label_rows(
     return rows
 
 
+def log_scale(d: HistoryFigure) -> bool:
+    """Is the figure drawn on a log scale (its times span more than :data:`LOG_RANGE`)?"""
+    v = np.concatenate([d.low, d.high, d.outlier_y])
+    v = v[np.isfinite(v) & (v > 0)]
+    return bool(v.size) and float(v.max() / v.min()) > LOG_RANGE
+
+
 def draw_history(d: HistoryFigure) -> Figure:
     """Draw a :class:`HistoryFigure`."""
     with matplotlib.rc_context(_STYLE):
@@ -170,6 +181,8 @@ def draw_history(d: HistoryFigure) -> Figure:
             f"{printable(d.last_commit[:10])}, oldest first)"
         )
         ax.set_ylabel(f"time per evaluation ({d.unit})")
+        if log_scale(d):
+            ax.set_yscale("log")
         ax.set_title(d.title, loc="left")
     return fig
 
