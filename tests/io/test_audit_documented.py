@@ -159,8 +159,17 @@ def test_jmh_benchmarks_without_parameters_are_named_without_n_a(tmp_path: Path)
             "  Warning: Ignoring non-zero exit code.\n",
             "'grep -q needle file' exited with a non-zero code",
         ),
+        # JMH run log: the benchmark's iteration threw, so the final table omits it
+        (
+            "# Benchmark: org.sample.MyBench.broken\n"
+            "# Warmup Iteration   1: <failure>\n\n"
+            "java.lang.IllegalStateException: boom\n"
+            "Benchmark          Mode  Cnt  Score   Error  Units\n"
+            "MyBench.ok         avgt   10  1.504 ± 0.031  us/op\n",
+            "'org.sample.MyBench.broken' failed (JMH '<failure>')",
+        ),
     ],
-    ids=["gbench", "go", "hyperfine"],
+    ids=["gbench", "go", "hyperfine", "jmh"],
 )
 def test_failed_benchmarks_in_pasted_text_are_named(tmp_path: Path, text: str, named: str) -> None:
     path = tmp_path / "out.txt"

@@ -11,8 +11,9 @@ clock is read per batch, what the spread covers), so that
 An unreadable line is skipped with a warning naming it; two pasted tables that use the
 same benchmark names become two groups, the later one prefixed with its table label. A
 benchmark the text reports as failed (Google Benchmark's ``ERROR OCCURRED``, ``go test``'s
-``--- FAIL: BenchmarkX``, hyperfine's ``Ignoring non-zero exit code``) is named in a
-warning (code ``benchmark-failed``): it has no row, or its row timed a failing command.
+``--- FAIL: BenchmarkX``, JMH's ``<failure>``, hyperfine's ``Ignoring non-zero exit
+code``) is named in a warning (code ``benchmark-failed``): it has no row, or its row
+timed a failing command.
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ _SPREAD_MARKS = ("±", "+-", "+/-")
 _GBENCH_ERROR = re.compile(r"^\s*(?P<name>\S+)\s+ERROR OCCURRED:\s*(?P<why>.*?)\s*$")
 _GO_FAIL = re.compile(r"^\s*--- FAIL: Benchmark(?P<name>\S*)")
 _HYPERFINE_BENCH = re.compile(r"^Benchmark \d+: (?P<name>.+?)\s*$")
+_JMH_BENCH = re.compile(r"^# Benchmark: (?P<name>\S+)")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -113,9 +115,14 @@ def read_text(text: str, source: str = "<text>", *, spread_kind: str | None = No
 def _failures(scan: Scan) -> None:
     """A warning for every benchmark the text reports as failed."""
     command: str | None = None  # the hyperfine benchmark being printed
+    jmh: str | None = None  # the JMH benchmark being run
+    jmh_failed: set[str] = set()
     for lineno, line in enumerate(scan.lines, start=1):
         if (m := _HYPERFINE_BENCH.match(line)) is not None:
             command = m.group("name")
+            continue
+        if (m := _JMH_BENCH.match(line)) is not None:
+            jmh = m.group("name")
             continue
         what: str | None = None
         if (m := _GBENCH_ERROR.match(line)) is not None:
@@ -123,6 +130,9 @@ def _failures(scan: Scan) -> None:
         elif (m := _GO_FAIL.match(line)) is not None:
             name = m.group("name") or "Benchmark"
             what = f"benchmark {name!r} failed (go test '--- FAIL'); it has no row"
+        elif line.rstrip().endswith("<failure>") and jmh is not None and jmh not in jmh_failed:
+            jmh_failed.add(jmh)
+            what = f"benchmark {jmh!r} failed (JMH '<failure>'); it has no row"
         elif "Ignoring non-zero exit code" in line and command is not None:
             what = (
                 f"command {command!r} exited with a non-zero code (hyperfine -i): its times "
