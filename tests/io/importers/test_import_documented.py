@@ -308,3 +308,15 @@ def test_criterion_raw_csv_matches_sample_json(tmp_path: Path) -> None:
     # a function-less benchmark (c.bench_function("fib 20", ...)) is named by its group
     (tmp_path / "raw.csv").write_text(f"{header}\nfib 20,,,,,26000.5,ns,1\n")
     assert set(load_table(tmp_path / "raw.csv").frame["benchmark"]) == {"fib 20"}
+
+
+def test_go_output_where_every_benchmark_failed_says_so(tmp_path: Path) -> None:
+    from tsanalyze.errors import ImportFormatError
+
+    path = tmp_path / "bench.txt"
+    path.write_text(
+        "goos: linux\npkg: example.com/strs\n--- FAIL: BenchmarkParse-8\n"
+        "    parse_test.go:41: boom\nFAIL\nexit status 1\nFAIL\texample.com/strs\t0.012s\n"
+    )
+    with pytest.raises(ImportFormatError, match=r"1 failed benchmark\(s\): 'Parse-8'"):
+        load_table(path)

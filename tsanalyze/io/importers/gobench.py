@@ -56,6 +56,7 @@ __all__ = ["GoBenchImporter", "unit_column", "unit_columns"]
 _CONFIG = re.compile(r"^([a-z][^\sA-Z:]*):(?:[ \t]+(.*?))?\s*$")
 _BENCH = re.compile(r"^Benchmark(?:$|[^a-z])")
 _FAIL = re.compile(r"^\s*--- FAIL: (Benchmark\S*)")
+_FAIL_LINE = re.compile(r"^\s*--- FAIL: Benchmark", re.MULTILINE)
 _BENCH_LINE = re.compile(
     r"^Benchmark(?:[^a-z\s]\S*)?\s+\d+\s+[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s+\S",
     re.MULTILINE,
@@ -128,7 +129,10 @@ class GoBenchImporter:
     def sniff(self, path: Path, head: str) -> bool:
         if _is_test2json(head):
             return _BENCH_LINE.search(_test2json_text(head)) is not None
-        return not head.lstrip().startswith(("{", "[")) and _BENCH_LINE.search(head) is not None
+        if head.lstrip().startswith(("{", "[")):
+            return False
+        # a run whose every benchmark failed has only '--- FAIL: Benchmark...' lines
+        return _BENCH_LINE.search(head) is not None or _FAIL_LINE.search(head) is not None
 
     def load(self, path: Path, **options: Any) -> ImportedTable:
         refuse_options("gobench", options)
@@ -219,7 +223,14 @@ class GoBenchImporter:
             raise fail(
                 path,
                 "",
-                "expected Go benchmark lines ('BenchmarkName  N  value unit ...'), found none",
+                "expected Go benchmark lines ('BenchmarkName  N  value unit ...'), found none"
+                + (
+                    f"; go test reports {len(failed)} failed benchmark(s): "
+                    + ", ".join(repr(n) for n in list(failed)[:3])
+                    + (", ..." if len(failed) > 3 else "")
+                    if failed
+                    else ""
+                ),
             )
         time_units = [u for u in _TIME_UNITS if u in units_seen]
         if not time_units:
