@@ -320,3 +320,13 @@ def test_go_output_where_every_benchmark_failed_says_so(tmp_path: Path) -> None:
     )
     with pytest.raises(ImportFormatError, match=r"1 failed benchmark\(s\): 'Parse-8'"):
         load_table(path)
+
+
+def test_gbench_file_where_every_benchmark_failed_names_them(tmp_path: Path) -> None:
+    from tsanalyze.errors import ImportFormatError
+
+    path = tmp_path / "gb.json"
+    bad = _gbench_entry("BM_read", 0.0, iterations=0, error_occurred=True, error_message="no file")
+    path.write_text(json.dumps({"context": _GBENCH_CONTEXT, "benchmarks": [bad]}))
+    with pytest.raises(ImportFormatError, match=r"'BM_read' failed \(no file\)"):
+        load_table(path)

@@ -168,6 +168,18 @@ class GoogleBenchmarkImporter:
             rows.append((bench, real * scale, iters, cpu, counters))
             if bench not in names:
                 names.append(bench)
+        if not names and errors and not aggregates:
+            shown = "; ".join(
+                f"{e['name']!r} " + ("skipped" if e.get("skipped") else "failed")
+                + f" ({e['message'] or 'no message'})"
+                for e in errors[:3]
+            )
+            raise fail(
+                path,
+                "$.benchmarks",
+                f"expected at least one timed benchmark; every one of the {len(errors)} was "
+                f"skipped or failed: {shown}" + ("; ..." if len(errors) > 3 else ""),
+            )
         if not names:
             raise fail(
                 path,
