@@ -18,6 +18,7 @@ __all__ = [
     "AuditInputWarning",
     "CollectorError",
     "ImportFormatError",
+    "ImportNoteWarning",
     "InvalidArgumentError",
     "InvalidRunError",
     "NotEnoughData",
@@ -65,6 +66,11 @@ class AuditInputError(TsanalyzeError, ValueError):
 class AuditInputWarning(UserWarning):
     """A line or column of published numbers was skipped (the message names the file and
     line); the rest was read."""
+
+
+class ImportNoteWarning(UserWarning):
+    """A file in another tool's format was read, but the tool reports some of its
+    benchmarks as failed or skipped (the message names the file and the benchmark)."""
 
 
 class CollectorError(TsanalyzeError):

@@ -432,6 +432,21 @@ def test_histories_of_a_few_commits_run_quietly() -> None:
             assert h.series["commits"].tolist() == [n]
 
 
+def test_size_interval_of_a_step_in_a_regime_switching_series_stays_near_it() -> None:
+    # one-run excursions at 8% of the commits make the series regime-switching (CUSUM
+    # path, block-resampled residuals); replicates whose split went to an excursion
+    # measured no step there, and the basic interval of a x3 step reached x8 (django-asv:
+    # a x143 regression's reached x20,000): the interval is of the step at its commit
+    rng = np.random.default_rng(3)
+    at = rng.choice(np.arange(5, 120), 12, replace=False)
+    df = simulate_history(150, ["a"], changes=[SimulatedChange("a", 135, 3.0)],
+                          spikes=[("a", int(i), 40.0) for i in at], rng=rng)  # fmt: skip
+    h = tsanalyze.history(df, seed=0)
+    c = h.changes[h.changes["ratio"] > 2].iloc[0]
+    assert 2.8 < c["ratio"] < 3.2
+    assert c["ci_high"] / c["ratio"] < 1.5 and c["ratio"] / c["ci_low"] < 1.5
+
+
 def test_cli_json_and_fail_on(tmp_path) -> None:  # type: ignore[no-untyped-def]
     rng = np.random.default_rng(10)
     df = simulate_history(80, ["a", "b"], changes=[SimulatedChange("a", 40, 1.2)], rng=rng)

@@ -171,3 +171,36 @@ def test_series_without_levels_make_an_empty_page() -> None:
     h = History(changes=pd.DataFrame(), outliers=pd.DataFrame(), series=pd.DataFrame(), fdr=0.05)
     page = history_html(h)
     assert "<figure" not in page and "No change found" in page
+
+
+def test_change_labels_of_nearby_changes_do_not_overlap() -> None:
+    # four changes within a few commits of each other at the right edge (django-asv's
+    # url_resolve): two labels were written on one row over each other
+    from tsanalyze.report.history_figures import label_rows
+
+    anchors = np.array([265.0, 283.0, 288.0, 293.0, 20.0, 120.0])
+    widths = np.full(6, 60.0)
+    left = anchors > 200
+    rows = label_rows(anchors, widths, left)
+    lo = np.where(left, anchors - widths, anchors)
+    for i in range(6):
+        for j in range(i):
+            if rows[i] == rows[j]:  # same row: the intervals must not overlap
+                assert lo[i] >= lo[j] + widths[j] or lo[j] >= lo[i] + widths[i], (i, j, rows)
+    assert rows[4] == rows[5] == 0  # far apart: both on the top row
+    # more overlapping labels than rows: every row used, each label still gets one
+    many = label_rows(np.full(6, 50.0), np.full(6, 10.0), np.zeros(6, bool), n_rows=4)
+    assert sorted(set(many)) == [0, 1, 2, 3] and len(many) == 6
+
+
+def test_figures_spanning_more_than_x10_are_drawn_on_a_log_scale() -> None:
+    # a x150 regression (django-asv's FormValidate) drew every earlier change flat at 0
+    from tsanalyze.report.history_figures import draw_history, log_scale
+
+    for ratio, log in ((150.0, True), (1.2, False)):
+        rng = np.random.default_rng(5)
+        df = simulate_history(60, ["a"], changes=[SimulatedChange("a", 40, ratio)], rng=rng)
+        h = tsanalyze.history(df, seed=0)
+        d = history_figure_data(*history_figure_jobs(h)[0])
+        assert log_scale(d) is log
+        assert draw_history(d).axes[0].get_yscale() == ("log" if log else "linear")

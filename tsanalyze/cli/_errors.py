@@ -26,6 +26,7 @@ import functools
 import os
 import sys
 import traceback
+import warnings
 from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar
 
@@ -122,6 +123,25 @@ def internal_error(exc: BaseException) -> NoReturn:
     raise typer.Exit(EXIT_INTERNAL_ERROR)
 
 
+def _show_import_notes() -> None:
+    """Print every :class:`~tsanalyze.errors.ImportNoteWarning` (a benchmark another tool
+    reports as failed, in a file read directly by a command) as one line,
+    ``tsanalyze: warning: <file>: ...``; other warnings are shown as Python shows them.
+    Call inside ``warnings.catch_warnings()``, which restores the previous state."""
+    from tsanalyze.errors import ImportNoteWarning
+
+    shown = warnings.showwarning
+    warnings.simplefilter("always", ImportNoteWarning)
+
+    def show(message: Any, category: Any, *args: Any, **kwargs: Any) -> None:
+        if isinstance(category, type) and issubclass(category, ImportNoteWarning):
+            typer.echo(f"tsanalyze: warning: {message}", err=True)
+        else:
+            shown(message, category, *args, **kwargs)
+
+    warnings.showwarning = show
+
+
 def guard(command: F) -> F:
     """Wrap a command: TsanalyzeError and OSError exit 2 with their message, any other
     exception is an internal error (exit 3); typer/click exits pass through."""
@@ -129,7 +149,9 @@ def guard(command: F) -> F:
     @functools.wraps(command)
     def run(*args: Any, **kwargs: Any) -> Any:
         try:
-            return command(*args, **kwargs)
+            with warnings.catch_warnings():
+                _show_import_notes()
+                return command(*args, **kwargs)
         except (typer.Exit, typer.Abort):  # the vendored click's Exit and Abort are these
             raise
         except click_exceptions.ClickException:  # a usage error found late: exit 2

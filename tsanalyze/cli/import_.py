@@ -9,6 +9,10 @@ what was expected, and no output at all. ``-o`` means what it says:
   several inputs with one output file are refused (give a directory);
 * ``-o DIR`` (anything not ending in ``.parquet``): one file per input in ``DIR``, named
   after it (``DIR/telco.parquet``; ``telco_2.parquet`` when two inputs share a name).
+
+Benchmarks an input reports as failed (a Google Benchmark error, a ``--- FAIL`` of
+``go test``, a hyperfine command with non-zero exit codes) are not passed over in
+silence: one warning line each on stderr, naming the file.
 """
 
 from __future__ import annotations
@@ -162,6 +166,9 @@ def import_(
         if baseline != "new" and name == "criterion":
             options["baseline"] = baseline
         tables.append(importers.load_table(path, fmt, **options))
+    for table in tables:
+        for note in table.notes:
+            typer.echo(f"tsanalyze: warning: {note}", err=True)
     targets = output_paths(output, list(files))
     if not overwrite:
         for t in targets:

@@ -4,6 +4,7 @@ Accepted inputs (chosen by file suffix, text otherwise):
 
 * ``.csv`` -- a header row, then one row per benchmark (``#`` lines are comments; a UTF-8
   byte-order mark is allowed); see :mod:`tsanalyze.io.audit_records` for the columns;
+  ``hyperfine --export-csv`` files are recognised by their header (times in seconds);
 * ``.yaml`` / ``.yml`` / ``.json`` -- a list of mappings, or a mapping with a ``rows``
   list (and optional ``defaults`` applied to every row); pytest-benchmark's saved JSON;
 * anything else -- text pasted as the tools print it: benchstat v1/v2, ``go test
@@ -54,10 +55,10 @@ MAX_BYTES = 64 * 1024 * 1024
 _RAW_FORMATS = {
     "pyperf": "pyperf/pyperformance result (raw timings)",
     "hyperfine": "hyperfine --export-json result (raw timings)",
-    "gbench": "Google Benchmark JSON result",
+    "gbench": "Google Benchmark result (JSON or CSV)",
     "benchmarktools": "BenchmarkTools.save JSON",
     "jmh": "JMH -rf json result",
-    "criterion": "criterion.rs result directory",
+    "criterion": "criterion.rs result (directory or raw.csv)",
 }
 
 
@@ -70,8 +71,9 @@ class AuditSource:
     rows : list of dict
         Rows for :func:`tsanalyze.audit`.
     notes : tuple of Finding
-        Notes on the input (``line-skipped``, ``unknown-column``, ``table-skipped``), each
-        message starting with the file (and line); pass them as ``audit(notes=...)``.
+        Notes on the input (``line-skipped``, ``unknown-column``, ``table-skipped``,
+        ``benchmark-failed``), each message starting with the file (and line); pass them
+        as ``audit(notes=...)``.
     formats : tuple of str
         The formats recognised (``"benchstat v2"``, ``"hyperfine markdown"``, ``"csv"``...).
     """
@@ -163,7 +165,9 @@ def read_audit_file(
         suffix = Path(p.stem).suffix.lower()
     notes: list[Finding] = []
     formats: tuple[str, ...]
-    if suffix == ".csv":
+    if suffix == ".csv" and (kind := _sniff(p)) in ("gbench", "criterion"):
+        rows, formats = _foreign_json(p, kind, source, notes)  # raw timings: refused
+    elif suffix == ".csv":
         rows = _csv_rows(raw, source, notes)
         formats = ("csv",)
     elif suffix == ".json" and (kind := _sniff(p)) is not None:
@@ -255,11 +259,25 @@ def _csv_rows(raw: str, source: str, notes: list[Finding]) -> list[dict[str, Any
         raise AuditInputError(
             f"{source}:{at}: cannot read as CSV ({one_line(str(exc), 120)})"
         ) from None
+    from tsanalyze.io.importers.csvtable import is_hyperfine_csv
+
+    if is_hyperfine_csv(reader.fieldnames):
+        recs = [_hyperfine_record(r) for r in recs]
     rows = rows_from_records(recs, source, notes)
     for r, lineno in zip(rows, linenos, strict=True):
         if str(r.get("source", "")).startswith(f"{source} row"):
             r["source"] = f"{source}:{lineno}"
     return rows
+
+
+def _hyperfine_record(rec: Mapping[str, Any]) -> dict[str, Any]:
+    """A row of ``hyperfine --export-csv`` with hyperfine's conventions: times in seconds,
+    the mean of one process run per sample, full floats (not printed digits); the
+    parameters are already substituted into the command."""
+    out = {k: v for k, v in rec.items() if not k.startswith("parameter_")}
+    out.update(unit="s", location_kind="mean", evals=1, scope="per-process", tool="hyperfine",
+               rounding="none")  # fmt: skip
+    return out
 
 
 def _load(raw: str, suffix: str, source: str) -> Any:
@@ -319,12 +337,69 @@ def _foreign_json(
             # a saved data file: its numbers are the tool's floats, not printed digits
             r.update(tool="pytest-benchmark", scope="one-process", rounding="none")
         return rows_from_records(records, source, notes), ("pytest-benchmark json",)
+    if kind == "gbench":
+        records = _gbench_aggregates(p)
+        if records:
+            return rows_from_records(records, source, notes), ("google benchmark json",)
+    if kind == "benchmarktools":
+        from tsanalyze.io.importers.benchmarktools import ESTIMATES_ONLY, holds_estimates_only
+
+        try:
+            data = json.loads(p.read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError):
+            data = None
+        if holds_estimates_only(data):
+            raise AuditInputError(f"{source}: a BenchmarkTools.save JSON that {ESTIMATES_ONLY}")
     what = _RAW_FORMATS.get(kind, f"{kind} file")
     raise AuditInputError(
         f"{source}: a {what}, not published summaries: analyse it with "
         f"`tsanalyze report {source}` or compare with `tsanalyze compare A B` "
         f"(`tsanalyze import` converts it to a run file)"
     )
+
+
+def _gbench_aggregates(p: Path) -> list[dict[str, Any]]:
+    """Rows of a Google Benchmark JSON file that holds aggregates only
+    (``--benchmark_report_aggregates_only``: no repetition to import, so summaries to
+    audit); [] when it holds repetitions (the file is then raw timings).
+
+    The conventions are those of Google Benchmark's console aggregates: ``mean`` and
+    ``stddev`` of the repetitions' per-iteration ``real_time`` (``aggregate_unit``
+    ``"time"``), ``n`` = ``repetitions``, all repetitions in one process; the number of
+    iterations per repetition is not in these entries.
+    """
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return []
+    entries = data.get("benchmarks") if isinstance(data, dict) else None
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        return []
+    if any(e.get("run_type", "iteration") != "aggregate" for e in entries):
+        return []
+    groups: dict[str, dict[str, dict[str, Any]]] = {}
+    for e in entries:
+        if e.get("aggregate_unit", "time") != "time" or not isinstance(e.get("run_name"), str):
+            continue
+        groups.setdefault(e["run_name"], {})[str(e.get("aggregate_name"))] = e
+    out: list[dict[str, Any]] = []
+    for name, aggs in groups.items():
+        mean = aggs.get("mean")
+        if mean is None:
+            continue
+        row: dict[str, Any] = {
+            "name": name, "location": mean.get("real_time"), "unit": mean.get("time_unit", "ns"),
+            "location_kind": "mean", "n": mean.get("repetitions"), "batched": True,
+            "scope": "one-process", "tool": "Google Benchmark", "rounding": "none",
+        }  # fmt: skip
+        sd = aggs.get("stddev")
+        if sd is not None and sd.get("time_unit", "ns") == row["unit"]:
+            row.update(spread=sd.get("real_time"), spread_kind="sd")
+        med = aggs.get("median")
+        if med is not None and med.get("time_unit", "ns") == row["unit"]:
+            row["median"] = med.get("real_time")
+        out.append(row)
+    return out
 
 
 def _blank(v: Any) -> bool:

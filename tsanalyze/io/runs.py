@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import warnings
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from tsanalyze import schema
-from tsanalyze.errors import InvalidRunError, RunExistsError
+from tsanalyze.errors import ImportNoteWarning, InvalidRunError, RunExistsError
 from tsanalyze.io.checks import check_rows
 from tsanalyze.io.footer import (
     PathLike,
@@ -119,6 +120,8 @@ def _load_file(path: Path) -> tuple[pa.Table | pd.DataFrame, list[dict[str, Any]
             "(see `tsanalyze import --help`)"
         )
     imported = imp.load_table(path, fmt)
+    for note in getattr(imported, "notes", ()):
+        warnings.warn(note, ImportNoteWarning, stacklevel=2)
     return imported.frame, list(imported.metadata.values())
 
 

@@ -26,10 +26,20 @@ from tsanalyze._units import time_unit
 from tsanalyze.report.figures import _STYLE, _figure, to_svg
 from tsanalyze.report.text import printable
 
-__all__ = ["HistoryFigure", "Span", "draw_history", "history_figure_data", "history_svg"]
+__all__ = [
+    "HistoryFigure", "Span", "draw_history", "history_figure_data", "history_svg", "label_rows",
+    "log_scale",
+]  # fmt: skip
 
 #: up to this many commits are drawn as points; longer histories as a line
 MAX_MARKERS = 400
+#: a figure whose times span more than this ratio is drawn on a log scale (a x150
+#: regression would flatten every earlier change to the axis)
+LOG_RANGE = 10.0
+#: rows of change labels at the top of a figure (0.09 of its height each)
+LABEL_ROWS = 4
+#: a label character's width over the axes' width, at the labels' 7 pt on 8.75 in of axes
+_CHAR_SHARE = 0.55 * 7.0 / (8.75 * 72.0)
 
 _BLUE, _RED, _GREEN, _PURPLE, _GREY = "#1f4e79", "#d62728", "#2ca02c", "#9467bd", "#7f7f7f"
 
@@ -110,6 +120,32 @@ def history_figure_data(
     )  # fmt: skip
 
 
+def label_rows(
+    anchors: np.ndarray, widths: np.ndarray, leftward: np.ndarray, n_rows: int = LABEL_ROWS
+) -> list[int]:
+    """Rows (0 the top) for labels written from ``anchors``, ``widths`` long (both in one
+    unit), leftwards where ``leftward``, such that no two labels of a row overlap when
+    the rows suffice: by their left ends, each label takes the first row whose labels end
+    before it starts, else the row that ends first. Returned in the input's order."""
+    lo = np.where(leftward, anchors - widths, anchors)
+    hi = lo + widths
+    ends = [-math.inf] * n_rows
+    rows = [0] * len(lo)
+    for i in np.argsort(lo, kind="stable"):
+        free = [r for r in range(n_rows) if ends[r] <= lo[i]]
+        r = free[0] if free else int(np.argmin(ends))
+        rows[int(i)] = r
+        ends[r] = float(hi[i])
+    return rows
+
+
+def log_scale(d: HistoryFigure) -> bool:
+    """Is the figure drawn on a log scale (its times span more than :data:`LOG_RANGE`)?"""
+    v = np.concatenate([d.low, d.high, d.outlier_y])
+    v = v[np.isfinite(v) & (v > 0)]
+    return bool(v.size) and float(v.max() / v.min()) > LOG_RANGE
+
+
 def draw_history(d: HistoryFigure) -> Figure:
     """Draw a :class:`HistoryFigure`."""
     with matplotlib.rc_context(_STYLE):
@@ -133,16 +169,20 @@ def draw_history(d: HistoryFigure) -> Figure:
                             mfc="none", mec=color, mew=1.0)  # fmt: skip
         trans = ax.get_xaxis_transform()
         right = float(d.x.max()) if d.x.size else 0.0
-        for k, s in enumerate(d.spans):
-            late = s.first > 0.7 * right  # written leftwards near the right edge
-            ax.text(s.first - 0.5, 0.97 - 0.09 * (k % 3), f" {s.label} " , transform=trans,
-                    color=s.color, fontsize=7.0, va="top", ha="right" if late else "left",
-                    clip_on=True)  # fmt: skip
+        anchor = np.array([s.first - 0.5 for s in d.spans], dtype=float)
+        late = anchor > 0.7 * right  # written leftwards near the right edge
+        width = np.array([len(s.label) + 2 for s in d.spans]) * _CHAR_SHARE * (right + 1.0)
+        for s, a, lt, row in zip(d.spans, anchor, late, label_rows(anchor, width, late),
+                                 strict=True):  # fmt: skip
+            ax.text(a, 0.97 - 0.09 * row, f" {s.label} ", transform=trans, color=s.color,
+                    fontsize=7.0, va="top", ha="right" if lt else "left", clip_on=True)
         ax.set_xlabel(
             f"benchmarked commit ({printable(d.first_commit[:10])} … "
             f"{printable(d.last_commit[:10])}, oldest first)"
         )
         ax.set_ylabel(f"time per evaluation ({d.unit})")
+        if log_scale(d):
+            ax.set_yscale("log")
         ax.set_title(d.title, loc="left")
     return fig
 

@@ -174,3 +174,18 @@ def test_cli_import_directory(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     df = read_runs(out)
     assert df["run"].nunique() == 3
+
+
+def test_null_results_are_named_in_one_note(tmp_path: Path) -> None:
+    # asv writes null for a benchmark that failed, timed out or was skipped
+    root = _results_dir(tmp_path, {
+        "aaaaaaaa-virtualenv-py3.11.json": _v2("a" * 40, 1_600_000_000_000, [1e-3, None, 2e-3, None]),
+        "bbbbbbbb-virtualenv-py3.11.json": _v2("b" * 40, 1_600_000_100_000, [1e-3, None, 2e-3, 3e-3]),
+    }, BENCH)  # fmt: skip
+    table = load_table(root)
+    (note,) = table.notes
+    assert note.startswith(str(root)) and "3 result(s) in 2 results files are null" in note
+    assert "\"b.time_sort('list', 100)\"" in note and "\"b.time_sort('array', 100)\"" in note
+    res = CliRunner().invoke(app, ["import", "asv", str(root), "-o", str(tmp_path / "out")])
+    assert res.exit_code == 0, res.output
+    assert res.stderr.count("tsanalyze: warning:") == 1

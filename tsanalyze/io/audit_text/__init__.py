@@ -9,20 +9,25 @@ clock is read per batch, what the spread covers), so that
 :func:`tsanalyze.audit` can apply them.
 
 An unreadable line is skipped with a warning naming it; two pasted tables that use the
-same benchmark names become two groups, the later one prefixed with its table label.
+same benchmark names become two groups, the later one prefixed with its table label. A
+benchmark the text reports as failed (Google Benchmark's ``ERROR OCCURRED``, ``go test``'s
+``--- FAIL: BenchmarkX``, JMH's ``<failure>``, hyperfine's ``Ignoring non-zero exit
+code``) is named in a warning (code ``benchmark-failed``): it has no row, or its row
+timed a failing command.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
 from tsanalyze._result import Finding
 from tsanalyze.errors import AuditInputError
-from tsanalyze.io.audit_text._scan import Scan, Table
+from tsanalyze.io.audit_text._scan import Scan, Table, one_line
 from tsanalyze.io.audit_text.gbench import read_gbench
 from tsanalyze.io.audit_text.go import read_benchstat, read_go_test
 from tsanalyze.io.audit_text.hyperfine import read_hyperfine
@@ -47,6 +52,10 @@ _READERS: tuple[Callable[[Scan], list[Table]], ...] = (
     read_go_test,
 )
 _SPREAD_MARKS = ("±", "+-", "+/-")
+_GBENCH_ERROR = re.compile(r"^\s*(?P<name>\S+)\s+ERROR OCCURRED:\s*(?P<why>.*?)\s*$")
+_GO_FAIL = re.compile(r"^\s*--- FAIL: Benchmark(?P<name>\S*)")
+_HYPERFINE_BENCH = re.compile(r"^Benchmark \d+: (?P<name>.+?)\s*$")
+_JMH_BENCH = re.compile(r"^# Benchmark: (?P<name>\S+)")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -85,6 +94,7 @@ def read_text(text: str, source: str = "<text>", *, spread_kind: str | None = No
     for reader in _READERS:
         tables.extend(reader(scan))
     tables.extend(read_benchstat(scan, spread_kind))
+    _failures(scan)
     for lineno, line in scan.numbered():
         if any(mark in line for mark in _SPREAD_MARKS):
             scan.skip(lineno, "not a result line of any known tool")
@@ -100,6 +110,37 @@ def read_text(text: str, source: str = "<text>", *, spread_kind: str | None = No
         )
         raise AuditInputError(f"{source}: no benchmark result found in any known format{why}"[:400])
     return TextRows(rows, tuple(scan.notes), tuple(scan.formats))
+
+
+def _failures(scan: Scan) -> None:
+    """A warning for every benchmark the text reports as failed."""
+    command: str | None = None  # the hyperfine benchmark being printed
+    jmh: str | None = None  # the JMH benchmark being run
+    jmh_failed: set[str] = set()
+    for lineno, line in enumerate(scan.lines, start=1):
+        if (m := _HYPERFINE_BENCH.match(line)) is not None:
+            command = m.group("name")
+            continue
+        if (m := _JMH_BENCH.match(line)) is not None:
+            jmh = m.group("name")
+            continue
+        what: str | None = None
+        if (m := _GBENCH_ERROR.match(line)) is not None:
+            what = f"benchmark {m.group('name')!r} failed ({m.group('why')}); it has no row"
+        elif (m := _GO_FAIL.match(line)) is not None:
+            name = m.group("name") or "Benchmark"
+            what = f"benchmark {name!r} failed (go test '--- FAIL'); it has no row"
+        elif line.rstrip().endswith("<failure>") and jmh is not None and jmh not in jmh_failed:
+            jmh_failed.add(jmh)
+            what = f"benchmark {jmh!r} failed (JMH '<failure>'); it has no row"
+        elif "Ignoring non-zero exit code" in line and command is not None:
+            what = (
+                f"command {command!r} exited with a non-zero code (hyperfine -i): its times "
+                "are of a failing run"
+            )
+        if what is not None:
+            scan.take(lineno)
+            scan.note("benchmark-failed", "warning", f"{scan.where(lineno)}: {one_line(what, 200)}")
 
 
 def _merge(tables: list[Table]) -> list[dict[str, Any]]:

@@ -99,7 +99,9 @@ def _row(scan: Scan, lineno: int, name: str, values: list[str], mode: str,
     else:
         scan.skip(lineno, f"unit {unit!r} is neither a time per operation nor operations per time")
         return None
-    label = f"{name}({','.join(values)})" if values else name
+    # JMH prints N/A in a parameter column for a benchmark without that parameter
+    shown = values if any(v != "N/A" for v in values) else []
+    label = f"{name}({','.join(shown)})" if shown else name
     row: dict[str, Any] = {
         "name": label,
         "location": value,

@@ -7,8 +7,10 @@
 * criterion.rs: ``name  time: [26.029 us 26.251 us 26.505 us]`` -- a 95% bootstrap CI of
   the mean (or of the slope) of one run's samples with the estimate in the middle;
   ``change: [-7.09% -6.32% -5.52%] (p = 0.00 < 0.05)`` compares with a baseline saved by
-  an earlier run, which is not printed; n from ``Found 11 outliers among 100
-  measurements`` or ``Collecting 100 samples``.
+  an earlier run, which is not printed (for a benchmark with a throughput, criterion
+  prints ``change:`` alone and the percentages on the next line, ``time: [...] (p =
+  ...)``, then ``thrpt: [...]``); n from ``Found 11 outliers among 100 measurements``
+  or ``Collecting 100 samples``.
 
 Both time batches of many iterations per clock read in one process.
 """
@@ -31,7 +33,7 @@ _T = rf"({NUM})\s*(ps|ns|µs|μs|us|ms|s)"
 _TIME = re.compile(rf"^(?P<name>.*?)\s*time:\s*\[\s*{_T}\s+{_T}\s+{_T}\s*\]\s*$")
 _PCT = r"([-+−]?\d+(?:\.\d*)?)%"
 _CHANGE = re.compile(
-    rf"^\s*change:\s*\[\s*{_PCT}\s+{_PCT}\s+{_PCT}\s*\]\s*(?:\(p\s*=\s*(?P<p>{NUM})\s*[<>]\s*{NUM}\))?"
+    rf"^\s*(?:change|time):\s*\[\s*{_PCT}\s+{_PCT}\s+{_PCT}\s*\]\s*(?:\(p\s*=\s*(?P<p>{NUM})\s*[<>]\s*{NUM}\))?"
 )
 _N = re.compile(
     r"(?:Found \d+ outliers among (?P<a>\d+) measurements|Collecting (?P<b>\d+) samples)"
@@ -77,8 +79,14 @@ def read_criterion(scan: Scan) -> list[Table]:
     row: dict[str, Any] | None = None
     pending_name: str | None = None
     n_next: int | None = None
+    # with a throughput, criterion prints "change:" alone, then "time: [a% b% c%] (p = ...)"
+    change_open = False
     for lineno, line in scan.numbered():
         stripped = line.strip()
+        after_change, change_open = change_open, stripped == "change:" and row is not None
+        c = _CHANGE.match(line)
+        if c is not None and stripped.startswith("time:") and not after_change:
+            c = None
         m = _TIME.match(line)
         if m is not None:
             name = m.group("name").strip() or pending_name
@@ -111,7 +119,7 @@ def read_criterion(scan: Scan) -> list[Table]:
             scan.found("criterion")
             pending_name, n_next = None, None
             continue
-        if (c := _CHANGE.match(line)) is not None and row is not None:
+        if c is not None and row is not None:
             row.update(
                 claimed_change_low=clean_number(c.group(1)) + "%",
                 claimed_change=clean_number(c.group(2)) + "%",

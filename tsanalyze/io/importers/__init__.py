@@ -11,8 +11,8 @@ format name               files
 ``pyperf``                pyperf / pyperformance JSON (``.json``, ``.json.gz``)
 ``hyperfine``             ``hyperfine --export-json``
 ``gobench``               ``go test -bench`` output (benchstat input)
-``gbench``                Google Benchmark JSON
-``criterion``             criterion.rs ``target/criterion`` directories
+``gbench``                Google Benchmark JSON or CSV (``--benchmark_out_format``)
+``criterion``             criterion.rs ``target/criterion`` directories, or a ``raw.csv``
 ``pytest-benchmark``      pytest-benchmark JSON (raw data needs ``--benchmark-save-data``)
 ``benchmarktools``        BenchmarkTools.jl ``BenchmarkTools.save`` JSON
 ``jmh``                   JMH (Java) ``-rf json`` result files

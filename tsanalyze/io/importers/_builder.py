@@ -207,10 +207,10 @@ class RunBuilder:
             ]
         )
 
-    def build(self) -> ImportedTable:
-        """All finished runs as one :class:`ImportedTable`."""
+    def build(self, notes: Sequence[str] = ()) -> ImportedTable:
+        """All finished runs as one :class:`ImportedTable` (with the importer's ``notes``)."""
         if not self._meta:
-            return ImportedTable(pd.DataFrame(), {}, (0,))
+            return ImportedTable(pd.DataFrame(), {}, (0,), tuple(notes))
         done = len(self._run)  # chunks of finished runs
         counts = np.asarray(self._counts[:done], dtype=np.int64)
         n = int(counts.sum())
@@ -235,4 +235,6 @@ class RunBuilder:
             else:
                 cols[k] = self._column(parts, counts, object)
         frame = pd.DataFrame(cols, copy=False)
-        return ImportedTable(frame, {m["run"]: m for m in self._meta}, tuple(self._bounds))
+        return ImportedTable(
+            frame, {m["run"]: m for m in self._meta}, tuple(self._bounds), tuple(notes)
+        )

@@ -69,6 +69,10 @@ class ImportedTable:
         Run id -> metadata, in file order.
     bounds : tuple of int
         Row offsets: run ``i`` is ``frame.iloc[bounds[i]:bounds[i + 1]]``.
+    notes : tuple of str
+        One line per thing the user must hear about that is not an error: a benchmark
+        the tool reports as failed (skipped, or imported with its failing exit codes).
+        Each line names the file; ``tsanalyze import`` prints them as warnings.
 
     References
     ----------
@@ -78,6 +82,7 @@ class ImportedTable:
     frame: pd.DataFrame
     metadata: dict[str, dict[str, Any]]
     bounds: tuple[int, ...]
+    notes: tuple[str, ...] = ()
 
     def runs(self) -> list[ImportedRun]:
         """One :class:`ImportedRun` per run, each with its own 0-based frame."""

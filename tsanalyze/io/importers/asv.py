@@ -32,8 +32,9 @@ Mapping to the run format
   statistics of the run (ns per evaluation) for the history's within-run uncertainty;
 * only timing benchmarks are imported (type ``time``, or a ``time_`` / ``timeraw_``
   name without ``benchmarks.json``); memory and ``track_`` benchmarks are counted in
-  ``source.metadata.skipped_benchmarks``; failed (``null``) results are left out and
-  counted in ``source.metadata.failed_results``.
+  ``source.metadata.skipped_benchmarks``; failed (``null``) results are left out,
+  counted in ``source.metadata.failed_results`` and named (the first few) in one note,
+  a warning of ``tsanalyze import``.
 
 Malformed input raises :class:`~tsanalyze.errors.ImportFormatError` naming the file and
 the JSON path; nothing is returned for a directory until every file was read.
@@ -155,9 +156,12 @@ class AsvImporter:
             )
         described = _read_benchmarks(bj_path) if bj_path is not None else {}
         builder = RunBuilder(path, extra=_EXTRA, extra_dtypes=dict.fromkeys(_EXTRA, "float64"))
+        failed: dict[Path, list[str]] = {}
         for index, f in enumerate(files):
-            _read_file(f, index, described, builder)
-        table = builder.build()
+            names = _read_file(f, index, described, builder)
+            if names:
+                failed[f] = names
+        table = builder.build(_failed_note(path, failed))
         if not table.metadata:
             raise fail(
                 path,
@@ -166,6 +170,21 @@ class AsvImporter:
                 "not a time benchmark)",
             )
         return table
+
+
+def _failed_note(path: Path, failed: dict[Path, list[str]]) -> list[str]:
+    """One note for all null results (asv writes null for a benchmark that failed, timed
+    out or was skipped): how many, in how many files, the first few names."""
+    if not failed:
+        return []
+    total = sum(len(v) for v in failed.values())
+    names = list(dict.fromkeys(n for v in failed.values() for n in v))
+    shown = ", ".join(repr(n) for n in names[:3]) + (", ..." if len(names) > 3 else "")
+    where = f"in {len(failed)} results files" if len(failed) > 1 else f"in {next(iter(failed))}"
+    return [
+        f"{path}: {total} result(s) {where} are null (the benchmark failed, timed out or was "
+        f"skipped): {shown}; not imported"
+    ]
 
 
 def _read_benchmarks(path: Path) -> dict[str, dict[str, Any]]:
@@ -269,7 +288,9 @@ def _per_combination(item: JsonPath, row: dict[str, Any], key: str, n: int) -> l
 
 def _read_file(
     f: Path, index: int, described: dict[str, dict[str, Any]], builder: RunBuilder
-) -> None:
+) -> list[str]:
+    """Read one results file into ``builder``; the names of its null (failed or skipped)
+    timing results."""
     root = JsonPath(f, read_json(f))
     top = root.obj()
     version = top.get("version")
@@ -289,6 +310,7 @@ def _read_file(
         env = f.stem.split("-", 1)[1] if "-" in f.stem else f"py{top.get('python', '')}"
     rows = (_rows_v2 if version == 2 else _rows_v1)(root, top)
     failed = 0
+    failed_names: list[str] = []
     skipped = 0
     started: list[float] = []
     names: list[str] = []
@@ -319,6 +341,7 @@ def _read_file(
                         f"expected result {i} to be a number > 0 or null, got {results[i]!r}"
                     )
                 failed += 1
+                failed_names.append(benchmark_name(name, values))
                 continue
             evals = number[i]
             if evals is None:
@@ -370,6 +393,7 @@ def _read_file(
         tool_metadata=tool_meta,
         top_level=top_level,
     )
+    return failed_names
 
 
 def _cores(v: Any) -> int | None:

@@ -18,7 +18,9 @@ Mapping to the run format
 * one sample per element of ``times``: ``evals = params.evals``, ``ns = time * evals``;
 * ``gctimes`` becomes the extra column ``gc_ns`` (per evaluation); ``memory``,
   ``allocs`` and ``params`` are kept in ``target.spec``;
-* other objects (``Parameters``, ``TrialEstimate``, ...) hold no samples and are skipped.
+* other objects (``Parameters``, ``TrialEstimate``, ...) hold no samples and are skipped;
+  a file of estimates only (``BenchmarkTools.save(f, median(results))``) is refused with
+  a message that says so (``tsanalyze audit`` refuses it too: one number, no spread).
   BenchmarkTools before 0.0.4 sorted ``times`` ascending, which destroys time order.
 """
 
@@ -34,7 +36,34 @@ from tsanalyze.io.importers._imported import ImportedTable, refuse_options
 from tsanalyze.io.importers._json import JsonPath, looks_like_json, read_json
 from tsanalyze.io.importers._metadata import text_field
 
-__all__ = ["BenchmarkToolsImporter"]
+__all__ = ["ESTIMATES_ONLY", "BenchmarkToolsImporter", "holds_estimates_only"]
+
+#: why a file of TrialEstimates (``BenchmarkTools.save(f, median(results))``) is neither
+#: imported nor audited
+ESTIMATES_ONLY = (
+    "holds TrialEstimate/TrialRatio/TrialJudgement objects only (one number per benchmark, "
+    "e.g. from median(results): no samples, no spread, and not which estimator it was); "
+    "save the Trials themselves, BenchmarkTools.save(file, results), to analyse them"
+)
+_SUMMARY_TYPES = frozenset({"TrialEstimate", "TrialRatio", "TrialJudgement"})
+
+
+def holds_estimates_only(data: Any) -> bool:
+    """Whether a loaded BenchmarkTools.save JSON holds summary objects but no ``Trial``."""
+    kinds: set[str] = set()
+    stack = [data[1]] if isinstance(data, list) and len(data) == 2 else []
+    while stack:
+        obj = stack.pop()
+        if not isinstance(obj, list):
+            continue
+        if len(obj) == 2 and isinstance(obj[0], str) and isinstance(obj[1], dict):
+            kind = obj[0].removeprefix("BenchmarkTools.")
+            kinds.add(kind)
+            if kind == "BenchmarkGroup" and isinstance(obj[1].get("data"), dict):
+                stack.extend(obj[1]["data"].values())
+        else:
+            stack.extend(obj)
+    return "Trial" not in kinds and bool(kinds & _SUMMARY_TYPES)
 
 
 class BenchmarkToolsImporter:
@@ -73,7 +102,10 @@ class BenchmarkToolsImporter:
         trials = _distinct_names(found)
         if not trials:
             raise fail(
-                path, "$[1]", "expected at least one Trial (in a BenchmarkGroup or on its own)"
+                path,
+                "$[1]",
+                "expected at least one Trial (in a BenchmarkGroup or on its own)"
+                + ("; the file " + ESTIMATES_ONLY if holds_estimates_only(root.value) else ""),
             )
         for name, trial in trials:
             fields = trial.item(1)

@@ -26,6 +26,10 @@ and ``evals``/``iterations`` are used when present. Rows keep file order (the
 ``sample`` index counts rows of each benchmark within its run). Every other column is
 carried along unchanged as an extra (string) column, except names of run-format
 columns and ``kind``, which are dropped.
+
+A ``hyperfine --export-csv`` file (recognised by its header) holds one mean per command,
+not timings: without a mapping it is refused with a pointer to ``--export-json`` and to
+``tsanalyze audit``, which reads it.
 """
 
 from __future__ import annotations
@@ -45,7 +49,19 @@ from tsanalyze.io.importers._builder import RunBuilder
 from tsanalyze.io.importers._files import fail, file_mtime_utc, open_text
 from tsanalyze.io.importers._imported import RESERVED_COLUMNS, ImportedTable
 
-__all__ = ["CsvImporter", "parse_mapping"]
+__all__ = ["CsvImporter", "is_hyperfine_csv", "parse_mapping"]
+
+#: the columns of ``hyperfine --export-csv`` (hyperfine ``src/export/csv.rs``), before one
+#: ``parameter_<name>`` column per ``--parameter-scan``/``--parameter-list`` parameter
+_HYPERFINE_CSV = ("command", "mean", "stddev", "median", "user", "system", "min", "max")
+
+
+def is_hyperfine_csv(columns: Any) -> bool:
+    """The header of ``hyperfine --export-csv``: its eight columns, then parameters only."""
+    names = [str(c).strip() for c in columns or ()]
+    return tuple(names[:8]) == _HYPERFINE_CSV and all(
+        n.startswith("parameter_") for n in names[8:]
+    )
 
 _KEYS = ("time", "total", "benchmark", "evals", "run", "work", "unit", "sep")
 _AUTO = {
@@ -194,6 +210,14 @@ class CsvImporter:
                 found = next((c for c in candidates if c in columns), None)
                 if found is not None:
                     m[key] = found
+        if "time" not in m and "total" not in m and is_hyperfine_csv(columns):
+            raise fail(
+                path,
+                "line 1",
+                "a hyperfine --export-csv file holds summary statistics only (mean, stddev, min, "
+                "max per command), not timings: import hyperfine's --export-json file instead, "
+                f"or audit these numbers with `tsanalyze audit {path}`",
+            )
         if "time" not in m and "total" not in m:
             raise fail(
                 path,

@@ -27,11 +27,18 @@ Mapping to the run format
   column or another measure;
 * lines without a time unit are skipped (their measures are not timings); a file with
   no timed line at all is an error. A time <= 0 is an error (the run format needs
-  times > 0).
+  times > 0);
+* ``go test -bench -json`` output (test2json: one JSON event a line) is read as the text
+  its ``output`` events hold, concatenated per package (a result line may be split over
+  two events);
+* a benchmark ``go test`` reports as failed (``--- FAIL: BenchmarkName-P`` followed by
+  its indented log lines; it prints no result line) is named, with the first log line,
+  in a note (a warning of ``tsanalyze import``).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -48,6 +55,8 @@ __all__ = ["GoBenchImporter", "unit_column", "unit_columns"]
 
 _CONFIG = re.compile(r"^([a-z][^\sA-Z:]*):(?:[ \t]+(.*?))?\s*$")
 _BENCH = re.compile(r"^Benchmark(?:$|[^a-z])")
+_FAIL = re.compile(r"^\s*--- FAIL: (Benchmark\S*)")
+_FAIL_LINE = re.compile(r"^\s*--- FAIL: Benchmark", re.MULTILINE)
 _BENCH_LINE = re.compile(
     r"^Benchmark(?:[^a-z\s]\S*)?\s+\d+\s+[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s+\S",
     re.MULTILINE,
@@ -55,6 +64,36 @@ _BENCH_LINE = re.compile(
 #: the only time units Go prints (``sec/op`` from benchstat); other units are measures
 _TIME_UNITS = {u: parse_unit(u) for u in ("ns/op", "sec/op")}
 _KNOWN = {"B/op": "bytes_per_op", "allocs/op": "allocs_per_op", "MB/s": "mb_per_s"}
+
+
+def _is_test2json(text: str) -> bool:
+    """Whether ``text`` is ``go test -json`` output: its first line a test2json event."""
+    first = text.lstrip().split("\n", 1)[0]
+    if not first.startswith("{"):
+        return False
+    try:
+        event = json.loads(first)
+    except ValueError:
+        return False
+    return isinstance(event, dict) and isinstance(event.get("Action"), str)
+
+
+def _test2json_text(text: str) -> str:
+    """The text of the ``output`` events of ``go test -json`` output, concatenated per
+    package in order of appearance (lines that are not events, such as a truncated last
+    line, are left out)."""
+    parts: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict) and event.get("Action") == "output":
+            out = event.get("Output")
+            if isinstance(out, str):
+                parts.setdefault(str(event.get("Package", "")), []).append(out)
+    return "".join("".join(p) if not p or p[-1].endswith("\n") else "".join(p) + "\n"
+                   for p in parts.values())  # fmt: skip
 
 
 def unit_column(unit: str) -> str:
@@ -88,18 +127,37 @@ class GoBenchImporter:
     description = "Go benchmark text (go test -bench output, benchstat input)"
 
     def sniff(self, path: Path, head: str) -> bool:
-        return not head.lstrip().startswith(("{", "[")) and _BENCH_LINE.search(head) is not None
+        if _is_test2json(head):
+            return _BENCH_LINE.search(_test2json_text(head)) is not None
+        if head.lstrip().startswith(("{", "[")):
+            return False
+        # a run whose every benchmark failed has only '--- FAIL: Benchmark...' lines
+        return _BENCH_LINE.search(head) is not None or _FAIL_LINE.search(head) is not None
 
     def load(self, path: Path, **options: Any) -> ImportedTable:
         refuse_options("gobench", options)
         text = open_text(path)
+        if _is_test2json(text):
+            text = _test2json_text(text)
         config: dict[str, str] = {}
         # configuration (as a tuple) -> list of (lineno, name, iters, {unit: value})
         groups: dict[tuple[tuple[str, str], ...], list[tuple[int, str, int, dict[str, float]]]] = {}
         shown: dict[tuple[tuple[str, str], ...], dict[str, str]] = {}  # in file order
         units_seen: set[str] = set()
         unit_notes: dict[str, str] = {}
+        failed: dict[str, str] = {}  # benchmark -> first log line of its failure
+        failing: str | None = None  # the failure whose log lines follow
         for lineno, line in enumerate(text.splitlines(), start=1):
+            if failing is not None:
+                if line.startswith("    ") and line.strip():
+                    failed[failing] = failed[failing] or line.strip()
+                    continue
+                failing = None
+            fm = _FAIL.match(line)
+            if fm:
+                failing = fm.group(1)[len("Benchmark") :] or fm.group(1)
+                failed.setdefault(failing, "")
+                continue
             if _BENCH.match(line):
                 fields = line.split()
                 if len(fields) == 1:
@@ -165,7 +223,14 @@ class GoBenchImporter:
             raise fail(
                 path,
                 "",
-                "expected Go benchmark lines ('BenchmarkName  N  value unit ...'), found none",
+                "expected Go benchmark lines ('BenchmarkName  N  value unit ...'), found none"
+                + (
+                    f"; go test reports {len(failed)} failed benchmark(s): "
+                    + ", ".join(repr(n) for n in list(failed)[:3])
+                    + (", ..." if len(failed) > 3 else "")
+                    if failed
+                    else ""
+                ),
             )
         time_units = [u for u in _TIME_UNITS if u in units_seen]
         if not time_units:
@@ -221,7 +286,13 @@ class GoBenchImporter:
                 else {"configuration": cfg},
             )
             n_runs += 1
-        runs = builder.build()
+        notes = [
+            f"{path}: benchmark {name!r} failed (go test '--- FAIL'"
+            + (f": {why[:200]}" if why else "")
+            + "); no result to import"
+            for name, why in failed.items()
+        ]
+        runs = builder.build(notes)
         if not runs.metadata:
             raise fail(
                 path, "", "expected at least one benchmark line with a time (ns/op or sec/op)"

@@ -21,7 +21,10 @@ Mapping to the run format
   as ``param_<name>`` string columns (one column per parameter, even when two names
   differ only in punctuation);
 * a command benchmarked twice in one file becomes two benchmarks, ``<command>`` and
-  ``<command> #2``.
+  ``<command> #2``;
+* a command that failed in some runs (``--ignore-failure``: a non-zero or missing exit
+  code, ``null`` when a signal ended it) is imported as measured, with a note (a warning
+  of ``tsanalyze import``) naming it and how many of its runs failed.
 """
 
 from __future__ import annotations
@@ -73,6 +76,7 @@ class HyperfineImporter:
         # distinct columns even for parameters whose names differ only in punctuation
         pcols = extra_columns(params, prefix="param_", taken=_COLUMNS)
         per_result: list[tuple[str, np.ndarray, dict[str, Any]]] = []
+        notes: list[str] = []
         seen: dict[str, int] = {}
         spec: list[dict[str, Any]] = []
         for res in results:
@@ -111,6 +115,15 @@ class HyperfineImporter:
                     cols[col] = np.asarray(
                         [np.nan if x is None else x for x in raw], dtype=np.float64
                     )
+            codes = res.key("exit_codes", required=False).value
+            if isinstance(codes, list):
+                failed = sum(1 for c in codes if c != 0)
+                if failed:
+                    notes.append(
+                        f"{path}: command {command!r} failed (non-zero exit code) in {failed} of "
+                        f"{len(codes)} runs; its times are imported as measured, the codes are "
+                        "in the column exit_code"
+                    )
             pvals: dict[str, Any] = {}
             p = res.key("parameters", required=False)
             if p.value is not None:
@@ -131,7 +144,7 @@ class HyperfineImporter:
         for command, times, cols in per_result:
             builder.add(command, times * 1e9, 1, **cols)
         builder.finish_imported(0, tool="hyperfine", created_utc=file_mtime_utc(path), spec=spec)
-        runs = builder.build()
+        runs = builder.build(notes)
         if not runs.metadata:  # pragma: no cover - every result has >= 1 time
             raise fail(path, "$.results", "expected at least one time")
         return runs
