@@ -16,7 +16,13 @@ Targets (issue 24): report over 100 runs <= 10x pandas over the same files; repo
 The machine may be shared: the load average is printed before and after, and only the
 ratios measured within one call mean anything.
 
+With ``--tiny``: 5,000 runs of one benchmark x 5 samples, written once as one file
+(``write_runs``) and once as 200 files of 25 runs; ``tsanalyze report`` of each (wall,
+CPU, peak memory of the process tree) and what it says: 5 samples are too few for a
+stable segment or dependence, which must be a result with findings, not a crash.
+
 Run: ``python benchmarks/bench_many_runs.py [--dir DIR] [--runs 10 100 1000] [--repeat 1]``
+or ``python benchmarks/bench_many_runs.py --tiny``
 """
 
 from __future__ import annotations
@@ -66,6 +72,59 @@ def make_runs(directory: Path, n_runs: int) -> Path:
     return out
 
 
+TINY_RUNS, TINY_SAMPLES, TINY_FILES = 5000, 5, 200
+
+
+def make_tiny(directory: Path) -> tuple[Path, Path]:
+    """5,000 runs x 5 samples: ``tiny/one.parquet`` (all runs) and ``tiny/files/`` (200
+    files of 25 runs); reused when present."""
+    import pandas as pd
+
+    from tsanalyze.datasets import simulate_run
+    from tsanalyze.io.runs import write_runs
+
+    out = directory / "tiny"
+    one, many = out / "one.parquet", out / "files"
+    if one.exists() and many.is_dir() and len(list(many.glob("*.parquet"))) == TINY_FILES:
+        return one, many
+    many.mkdir(parents=True, exist_ok=True)
+    frames, metas = [], []
+    for k in range(TINY_RUNS):
+        sim = simulate_run({"a": 1000.0}, n_rounds=TINY_SAMPLES, rng=k, run=f"run{k:05d}")
+        frames.append(sim.frame)
+        metas.extend(sim.frame.attrs["runs"].values())
+    per = TINY_RUNS // TINY_FILES
+    for f in range(TINY_FILES):
+        part = pd.concat(frames[f * per : (f + 1) * per], ignore_index=True)
+        write_runs(part, many / f"runs{f:03d}.parquet", metas[f * per : (f + 1) * per], overwrite=True)
+    write_runs(pd.concat(frames, ignore_index=True), one, metas, overwrite=True)
+    return one, many
+
+
+def tiny(directory: Path) -> None:
+    """report of 5,000 runs of 5 samples: one file, then 200 files (``--tiny``)."""
+    import json
+    import subprocess
+    from collections import Counter
+
+    t0 = time.perf_counter()
+    one, many = make_tiny(directory)
+    print(f"{TINY_RUNS} runs x {TINY_SAMPLES} samples ready in {time.perf_counter() - t0:.0f} s")
+    cli = [sys.executable, "-m", "tsanalyze"]
+    for name, target in (("one file", one), (f"{TINY_FILES} files", many)):
+        args = [*cli, "report", str(target), "--format", "json", "--seed", "1", "-q"]
+        secs, peak, cpu = measure(args)
+        doc = json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)
+        codes = Counter(
+            f["code"] for u in doc.get("trials", []) + doc.get("series", []) for f in u.get("findings", [])
+        )
+        print(
+            f"  report, {name}: {secs:6.1f} s wall, {cpu:6.1f} s cpu, peak {peak / 1e9:5.2f} GB; "
+            f"document keys {sorted(doc)}; findings {dict(codes.most_common(6))}",
+            flush=True,
+        )
+
+
 #: CPU seconds (user + system) of the last command timed, its workers included: on a
 #: shared machine the load changes the wall time between commands, not the CPU time
 LAST_CPU = [0.0]
@@ -105,8 +164,14 @@ def main() -> None:
     ap.add_argument("--runs", type=int, nargs="+", default=[10, 100, 1000])
     ap.add_argument("--repeat", type=int, default=1, help="report timings: best of this many")
     ap.add_argument("--skip-series", action="store_true")
+    ap.add_argument("--tiny", action="store_true", help="5,000 runs of 5 samples")
     opts = ap.parse_args()
     directory = opts.dir or Path(tempfile.gettempdir()) / "tsanalyze-bench-many-runs"
+    if opts.tiny:
+        print(f"load average at start: {os.getloadavg()[0]:.1f} ({os.cpu_count()} cores)")
+        tiny(directory)
+        print(f"load average at end: {os.getloadavg()[0]:.1f}")
+        return
     print(f"load average at start: {os.getloadavg()[0]:.1f} ({os.cpu_count()} cores)")
     py = sys.executable
     cli = [py, "-m", "tsanalyze"]

@@ -15,7 +15,13 @@ Targets (issue 19): report peak <= 6 GB at 10^7 samples and growing linearly; re
 time growing no worse than n log n (per decade: <= 10 x log(10 n) / log(n)); write_run
 within 1.3x of pyarrow. The machine may be shared: the load average is printed.
 
+With ``--single N``: one benchmark of N samples in one run file (``one.parquet``) and a
+second such run (``two.parquet``, 1% slower): ``tsanalyze report one.parquet`` and
+``tsanalyze compare one.parquet two.parquet``, wall time, CPU time and peak memory of the
+process tree, and the estimates the compare prints (the slowdown must be found).
+
 Run: ``nice -n 10 python benchmarks/bench_scale.py [--dir DIR] [--sizes 1e5 1e6 1e7]``
+or ``python benchmarks/bench_scale.py --single 1e7``
 """
 
 from __future__ import annotations
@@ -55,6 +61,52 @@ def make_files(directory: Path, n: int) -> tuple[Path, Path]:
         (meta,) = sim.frame.attrs["runs"].values()
         write_run(sim.frame, path, meta)
     return paths
+
+
+def make_single(directory: Path, n: int) -> tuple[Path, Path]:
+    """one.parquet and two.parquet: one benchmark of n samples each, the second 3% slower
+    (reused when present)."""
+    from tsanalyze.datasets import simulate_run
+    from tsanalyze.io.runs import write_run
+
+    out = directory / f"single{n:.0e}".replace("+", "")
+    paths = (out / "one.parquet", out / "two.parquet")
+    out.mkdir(parents=True, exist_ok=True)
+    for k, path in enumerate(paths):
+        if path.exists():
+            continue
+        sim = simulate_run(
+            {"a": 1000.0 * (1.0 + 0.03 * k)}, n_rounds=n, phi=0.3,
+            warmup=(max(1, n // 50), 0.3), rng=20 + k, run=path.stem,
+        )  # fmt: skip
+        (meta,) = sim.frame.attrs["runs"].values()
+        write_run(sim.frame, path, meta)
+    return paths
+
+
+def single(directory: Path, n: int) -> None:
+    """report of one run of n samples and compare of two such runs (``--single``)."""
+    import json
+
+    cli = [sys.executable, "-m", "tsanalyze"]
+    t0 = time.perf_counter()
+    one, two = make_single(directory, n)
+    print(f"n = {n:,} per run, files ready in {time.perf_counter() - t0:.0f} s", flush=True)
+    for name, args in (
+        ("report one", [*cli, "report", str(one), "--format", "json", "--seed", "1", "-q"]),
+        ("compare one two", [*cli, "compare", str(one), str(two), "--format", "json", "--seed", "1"]),
+    ):
+        secs, peak, cpu = measure(args)
+        print(f"  {name}: {secs:7.1f} s wall, {cpu:7.1f} s cpu, peak {peak / GB:5.2f} GB", flush=True)
+    out = subprocess.run(
+        [*cli, "compare", str(one), str(two), "--format", "json", "--seed", "1"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    for row in json.loads(out).get("comparisons", []):
+        print(
+            "  verdict:",
+            {k: row.get(k) for k in ("benchmark", "verdict", "ratio", "ci_low", "ci_high")},
+        )
 
 
 def measure(args: list[str]) -> tuple[float, float, float]:
@@ -112,7 +164,13 @@ def main() -> None:
     )
     ap.add_argument("--sizes", type=float, nargs="+", default=[1e5, 1e6, 1e7])
     ap.add_argument("--no-write", action="store_true", help="skip the write_run timing")
+    ap.add_argument("--single", type=float, default=None, help="one run of this many samples")
     opts = ap.parse_args()
+    if opts.single is not None:
+        print(f"load average at start: {os.getloadavg()[0]:.1f} ({os.cpu_count()} cores)")
+        single(opts.dir, int(opts.single))
+        print(f"load average at end: {os.getloadavg()[0]:.1f}")
+        return
     sizes = [int(s) for s in opts.sizes]
     print(f"load average at start: {os.getloadavg()[0]:.1f} ({os.cpu_count()} cores)")
     cli = [sys.executable, "-m", "tsanalyze"]
