@@ -55,7 +55,7 @@ from tsanalyze.stats.mean_ci import (
     subsession_mean_variance,
 )
 from tsanalyze.stats.minimum import min_exact_percentile, min_finding
-from tsanalyze.stats.quantiles import order_statistic_ranks, quantile_ci
+from tsanalyze.stats.quantiles import min_samples_for_ci, quantile_ci
 from tsanalyze.stats.ticks import TickArg, resolve_tick, tick_finding, widen_for_tick
 
 __all__ = [
@@ -682,9 +682,7 @@ def _long_memory_unbounded(n: int, neff: float, cl: float) -> Finding:
     """The ``ci-unbounded`` finding of a median whose long-memory interval has no bound:
     the effective n the interval used (that of the indicator 1{x <= median}, not the
     mean's the dependence finding quotes) is below what the order statistics need."""
-    need = next(
-        (k for k in range(2, 51) if order_statistic_ranks(k, 0.5, cl).lo_order >= 1), None
-    )
+    need = min_samples_for_ci(0.5, cl)
     needs = f"a {cl:.0%} interval needs >= {need}" if need else f"a {cl:.0%} interval needs > 50"
     return Finding(
         "ci-unbounded",

@@ -21,7 +21,9 @@ from tsanalyze._typing import ArrayLike
 from tsanalyze._validation import as_series_array, check_confidence_level
 from tsanalyze.errors import InvalidArgumentError
 
-__all__ = ["OrderStatisticRanks", "QuantileCI", "order_statistic_ranks", "quantile_ci"]
+__all__ = [
+    "OrderStatisticRanks", "QuantileCI", "min_samples_for_ci", "order_statistic_ranks", "quantile_ci",
+]  # fmt: skip
 
 #: up to this n the exact binomial search is used, above it the normal approximation
 #: (go-moremath's ``quantileCIApproxThreshold``, which benchstat uses)
@@ -242,7 +244,7 @@ def quantile_ci(
     est = float(np.quantile(a, q))
     found: list[Finding] = []
     if not (math.isfinite(ci_low) and math.isfinite(ci_high)):
-        need = next((k for k in range(2, 51) if _finite(order_statistic_ranks(k, q, cl))), None)
+        need = min_samples_for_ci(q, cl)
         found.append(
             Finding(
                 "ci-unbounded",
@@ -278,3 +280,12 @@ def quantile_ci(
 
 def _finite(r: OrderStatisticRanks) -> bool:
     return r.lo_order >= 1 and r.hi_order <= r.n
+
+
+def min_samples_for_ci(q: float, confidence_level: float, limit: int = 50) -> int | None:
+    """Fewest independent samples whose order statistics bound the ``q``-quantile on both
+    sides at ``confidence_level`` (:func:`order_statistic_ranks`); None above ``limit``."""
+    return next(
+        (k for k in range(2, limit + 1) if _finite(order_statistic_ranks(k, q, confidence_level))),
+        None,
+    )
