@@ -52,17 +52,17 @@ def test_the_row_count_decides(trial_files: list[Path], monkeypatch: pytest.Monk
     files = [str(p) for p in trial_files]  # 2 x 2 runs x 2 benchmarks x 300 rounds
     monkeypatch.setattr(report_cli, "LOCAL_PLAN_ROWS", 2400)
     monkeypatch.setattr(report_cli, "SMALL_FILE_ROWS", 1200)
-    assert report_cli._large(files)
-    assert isinstance(report_cli._planned_or_read(files, Engine.local, None, True), ParquetSeries)
+    assert report_cli.large_inputs(files)
+    assert isinstance(report_cli.planned_or_read(files, Engine.local, None, True), ParquetSeries)
     monkeypatch.setattr(report_cli, "LOCAL_PLAN_ROWS", 2401)
-    assert not report_cli._large(files)
+    assert not report_cli.large_inputs(files)
     assert not isinstance(
-        report_cli._planned_or_read(files, Engine.local, None, True), ParquetSeries
+        report_cli.planned_or_read(files, Engine.local, None, True), ParquetSeries
     )
     # --reference needs every series at once: read whole, whatever the size
     monkeypatch.setattr(report_cli, "LOCAL_PLAN_ROWS", 1)
     assert not isinstance(
-        report_cli._planned_or_read(files, Engine.local, "a", True), ParquetSeries
+        report_cli.planned_or_read(files, Engine.local, "a", True), ParquetSeries
     )
 
 
@@ -74,11 +74,11 @@ def test_many_small_files_are_read_whole_up_to_a_bound(
     files = [str(p) for p in trial_files]
     monkeypatch.setattr(report_cli, "LOCAL_PLAN_ROWS", 2400)
     monkeypatch.setattr(report_cli, "SMALL_FILE_ROWS", 1201)
-    assert not report_cli._large(files)
+    assert not report_cli.large_inputs(files)
     monkeypatch.setattr(report_cli, "SMALL_FILES_PLAN_ROWS", 2401)
-    assert not report_cli._large(files)
+    assert not report_cli.large_inputs(files)
     monkeypatch.setattr(report_cli, "SMALL_FILES_PLAN_ROWS", 2400)
-    assert report_cli._large(files)
+    assert report_cli.large_inputs(files)
 
 
 def test_compare_of_large_files_is_planned_and_the_same(

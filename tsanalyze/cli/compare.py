@@ -112,9 +112,9 @@ def _planned(a: str, b: str, quiet: bool) -> ParquetSeries | None:
     from tsanalyze.io.runs import expand_paths
     from tsanalyze.io.series_source import ParquetSeries
 
-    if not report_cli._large([a, b]):
+    if not report_cli.large_inputs([a, b]):
         return None
-    data = report_cli._planned_or_read([a, b], Engine.local, None, quiet)
+    data = report_cli.planned_or_read([a, b], Engine.local, None, quiet)
     if not isinstance(data, ParquetSeries) or len(data.runs) < 2:
         return None
     files = {str(f): "A" for f in expand_paths([a])} | {str(f): "B" for f in expand_paths([b])}

@@ -24,7 +24,7 @@ import typer
 from tsanalyze.cli import _options as opt
 from tsanalyze.cli._output import check_html_target, progress_bar, write_report
 
-__all__ = ["argument_sides", "report"]
+__all__ = ["argument_sides", "large_inputs", "planned_or_read", "report"]
 
 
 def argument_sides(args: Sequence[Path | str], runs_meta: Mapping[str, Any]) -> dict[str, str]:
@@ -109,7 +109,7 @@ def report(
     from tsanalyze.io.series_source import ParquetSeries
 
     rng = opt.seed_value(seed)
-    data = _planned_or_read(files, engine, reference, quiet)
+    data = planned_or_read(files, engine, reference, quiet)
     runs_meta = data.runs if isinstance(data, ParquetSeries) else data.attrs.get("runs", {})
     sides = argument_sides(files, runs_meta)
     with progress_bar("analysing series", quiet=quiet) as update:
@@ -124,7 +124,7 @@ def report(
     )
 
 
-def _planned_or_read(files: Sequence[str], engine: opt.Engine, reference: str | None,
+def planned_or_read(files: Sequence[str], engine: opt.Engine, reference: str | None,
                      quiet: bool) -> Any:  # fmt: skip
     """What ``analyze`` is given. With ``--engine dask`` (or URLs, or local Parquet run
     files of :data:`LOCAL_PLAN_ROWS` rows or more), Parquet run files are planned from
@@ -135,7 +135,7 @@ def _planned_or_read(files: Sequence[str], engine: opt.Engine, reference: str | 
     from tsanalyze.io.series_source import is_url, parquet_series
 
     urls = [f for f in files if is_url(f)]
-    if (engine is opt.Engine.dask or urls or _large(files)) and reference is None:
+    if (engine is opt.Engine.dask or urls or large_inputs(files)) and reference is None:
         with progress_bar("reading footers", quiet=quiet):
             planned = parquet_series(files)
         if planned is not None:
@@ -165,7 +165,7 @@ SMALL_FILE_ROWS = 100_000
 SMALL_FILES_PLAN_ROWS = 10_000_000
 
 
-def _large(files: Sequence[str]) -> bool:
+def large_inputs(files: Sequence[str]) -> bool:
     """True when the footers of local Parquet inputs say to plan them: LOCAL_PLAN_ROWS
     rows or more in files of SMALL_FILE_ROWS rows on average, or SMALL_FILES_PLAN_ROWS
     rows in any files (footers only; anything unreadable here is left to the reader

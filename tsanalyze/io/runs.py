@@ -120,7 +120,7 @@ def _load_file(path: Path) -> tuple[pa.Table | pd.DataFrame, list[dict[str, Any]
             "(see `tsanalyze import --help`)"
         )
     imported = imp.load_table(path, fmt)
-    for note in getattr(imported, "notes", ()):
+    for note in imported.notes:
         warnings.warn(note, ImportNoteWarning, stacklevel=2)
     return imported.frame, list(imported.metadata.values())
 
