@@ -274,3 +274,18 @@ def test_levinson_durbin_pacf_is_statsmodels_to_the_last_bit() -> None:
         assert got.tobytes() == ref.tobytes()
         if phi != 0.0 and nlags > 1:
             assert abs(got[1] - phi) < 0.1 and abs(got[2]) < 0.15  # an AR(1)'s PACF
+
+
+@pytest.mark.parametrize(("lags", "seed"), [(1, 1), (10, 2), (25, 3)])
+def test_ljung_box_matches_statsmodels(lags: int, seed: int) -> None:
+    from statsmodels.stats.diagnostic import acorr_ljungbox
+
+    from tsanalyze.stats.acf import acf_fft, ljung_box
+
+    x = np.cumsum(np.random.default_rng(seed).standard_normal(300)) * 0.1 + np.random.default_rng(
+        seed + 10
+    ).standard_normal(300)
+    q, p = ljung_box(acf_fft(x, lags), x.size, lags)
+    ref = acorr_ljungbox(x, lags=[lags], return_df=True)
+    assert q == pytest.approx(float(ref["lb_stat"].iloc[0]), rel=1e-10)
+    assert p == pytest.approx(float(ref["lb_pvalue"].iloc[0]), rel=1e-8, abs=1e-300)

@@ -2,8 +2,9 @@
 
 :func:`acf_fft` (the autocorrelations by one FFT, statsmodels' estimator),
 :func:`levinson_durbin_pacf` (the partial autocorrelations from them, by the
-Durbin–Levinson recursion) and :func:`integrated_autocorrelation_time` (Geyer's initial
-monotone sequence estimate of the long-run variance factor, :func:`geyer_tau`). The
+Durbin–Levinson recursion), :func:`integrated_autocorrelation_time` (Geyer's initial
+monotone sequence estimate of the long-run variance factor, :func:`geyer_tau`) and
+:func:`ljung_box` (the portmanteau test on the autocorrelations). The
 summary of a series' serial dependence that uses them (Ljung–Box, subsession size) is
 :func:`tsanalyze.stats.autocorrelation.autocorrelation`.
 """
@@ -13,11 +14,18 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy.special import chdtrc
 
 from tsanalyze._typing import ArrayLike, Float64Array
 from tsanalyze._validation import as_series_array
 
-__all__ = ["acf_fft", "geyer_tau", "integrated_autocorrelation_time", "levinson_durbin_pacf"]
+__all__ = [
+    "acf_fft",
+    "geyer_tau",
+    "integrated_autocorrelation_time",
+    "levinson_durbin_pacf",
+    "ljung_box",
+]
 
 
 def acf_fft(x: Float64Array, nlags: int, *, adjusted: bool = False) -> Float64Array:
@@ -168,3 +176,30 @@ def geyer_tau(rho: Float64Array, n: int) -> float:
         return max(1.0 / n, float(2.0 * gam[0] - 1.0)) if gam.size else 1.0
     g = np.minimum.accumulate(gam[:stop])
     return float(max(1.0 / n, 2.0 * g.sum() - 1.0))
+
+
+def ljung_box(rho: Float64Array, n: int, lags: int) -> tuple[float, float]:
+    """Ljung–Box Q = n (n + 2) sum_{k <= h} rho_k^2 / (n - k) and its chi-square(h) p-value.
+
+    Parameters
+    ----------
+    rho : numpy.ndarray
+        Autocorrelations rho_0, rho_1, ... (:func:`acf_fft`), at least ``lags + 1`` of them.
+    n : int
+        Length of the series they are of.
+    lags : int
+        h, the number of lags tested.
+
+    Returns
+    -------
+    (statistic, pvalue) : tuple of float
+        As statsmodels' ``acorr_ljungbox`` gives them at lag h.
+
+    References
+    ----------
+    .. [1] Ljung, G. M., & Box, G. E. P. (1978). On a measure of lack of fit in time series
+       models. Biometrika 65(2), 297–303. https://doi.org/10.1093/biomet/65.2.297
+    """
+    ks = np.arange(1, lags + 1)
+    q = float(n * (n + 2) * np.sum(rho[1 : lags + 1] ** 2 / (n - ks)))
+    return q, float(chdtrc(lags, q))

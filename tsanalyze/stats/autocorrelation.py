@@ -20,7 +20,7 @@ from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import ArrayLike, Float64Array
 from tsanalyze._validation import as_series_array, check_confidence_level, check_positive_int
 from tsanalyze.errors import InvalidArgumentError
-from tsanalyze.stats.acf import acf_fft, geyer_tau, levinson_durbin_pacf
+from tsanalyze.stats.acf import acf_fft, geyer_tau, levinson_durbin_pacf, ljung_box
 
 __all__ = [
     "Autocorrelation",
@@ -495,8 +495,6 @@ def autocorrelation(
             Finding("constant", "the series is constant: no dependence measurable", "info")
         )
     else:
-        from scipy.special import chdtrc
-
         z = _norm_ppf(1 - alpha / 2)
         lmax = min(n - 1, max(1000, n // 10, nlags, lb_lags))
         rho_all = acf_fft(a, lmax)
@@ -513,10 +511,7 @@ def autocorrelation(
         ph = z / math.sqrt(n)
         pacf_ci = np.column_stack([pacf_v - ph, pacf_v + ph])
         pacf_ci[0] = 1.0
-        # Ljung-Box Q = n (n + 2) sum_{k<=h} rho_k^2 / (n - k), chi-square with h df
-        ks = np.arange(1, lb_lags + 1)
-        lb_stat = float(n * (n + 2) * np.sum(rho_all[1 : lb_lags + 1] ** 2 / (n - ks)))
-        lb_p = float(chdtrc(lb_lags, lb_stat))
+        lb_stat, lb_p = ljung_box(rho_all, n, lb_lags)
         tau_all = geyer_tau(rho_all, n)
     r1 = lag1(a)
     m = subsession_size(a, threshold, max_m=max_m, min_blocks=min_blocks)
