@@ -16,7 +16,8 @@ Prints, in Markdown:
   many series have any, how many shifts, and how large (relative differences between
   neighbouring segment medians).
 
-- with ``--intervals``: what the analysis says of each series' interval: how many are
+- with ``--intervals`` (and ``--forks K``: also forks 1..K of the ten jmh-traini2022
+  benchmarks, NO LICENCE, read in place): what the analysis says of each series' interval: how many are
   unbounded and said so (``ci-unbounded``, ``too-short-for-dependence``, a dependence
   finding that no interval can be trusted), how often the
   halves check speaks (``halves-disagree``), and a real-data check of coverage: each half
@@ -61,6 +62,16 @@ def load(folder: Path) -> dict[str, np.ndarray]:
     for path in sorted((folder / "series_fork0").iterdir()):
         name = path.name.removesuffix("_0")
         series[name] = np.asarray(json.loads(path.read_text()), dtype=np.float64) * 1e9  # s -> ns
+    return series
+
+
+def load_forks(folder: Path, forks: int) -> dict[str, np.ndarray]:
+    """Forks 1..``forks`` of each jmh-traini2022 benchmark (fork 0 is in the 40 above)."""
+    series = {}
+    for path in sorted(folder.iterdir()):
+        runs = json.loads(path.read_text())
+        for i in range(1, min(forks, len(runs) - 1) + 1):
+            series[f"{path.stem} fork {i}"] = np.asarray(runs[i], dtype=np.float64) * 1e9
     return series
 
 
@@ -138,6 +149,12 @@ def main() -> None:
         "--baseline-edm", default=None, help="another edm.py (e.g. main's) for the shift figures"
     )
     ap.add_argument("--intervals", action="store_true", help="also the intervals section")
+    ap.add_argument(
+        "--forks",
+        type=int,
+        default=0,
+        help="with --intervals: also forks 1..FORKS of the jmh-traini2022 series (10 forks each)",
+    )
     args = ap.parse_args()
     folder = args.data.resolve()
     if not (folder / "series_fork0").is_dir():
@@ -192,7 +209,9 @@ def main() -> None:
         "after the default's own start (all series with a stable segment)",
     )
     if args.intervals:
-        intervals(series)
+        traini = folder.parent / "jmh-traini2022" / "timeseries_all"
+        more = load_forks(traini, args.forks) if args.forks and traini.is_dir() else {}
+        intervals(series | more)
     if args.baseline_edm and people:
         spec = importlib.util.spec_from_file_location("edm_before", args.baseline_edm)
         assert spec is not None and spec.loader is not None

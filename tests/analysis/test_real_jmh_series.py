@@ -32,12 +32,23 @@ def test_setops_contains_unbounded_median_interval_is_said_to_be_unbounded() -> 
     assert "unbounded" in w.message
 
 
-def test_jgrapht_delta_stepping_halves_that_disagree_are_said() -> None:
+def test_jgrapht_delta_stepping_wander_is_allowed_for() -> None:
     # JGraphT DeltaSteppingShortestPath, fork 0: the whole series is the stable segment;
-    # the median of its second half is 0.77% below the first's, 3.6 standard errors
-    # (read off the segment's 95% interval) apart. Before, nothing said the interval
-    # holds only for these samples
-    r = analyze_series(_beseda("jgrapht__jgrapht#org.jgrapht.perf.shortestpath.DeltaStepping"), rng=1)
-    assert np.isfinite(r.ci_high - r.ci_low)
-    (w,) = [w for w in r.warnings if w.code == "halves-disagree"]
-    assert "0.767%" in w.message and "not a repeat of the run" in w.message
+    # the median of its second half is 0.77% below the first's. Until 26 November the
+    # interval ([110.55, 110.70] ms) ignored that: 3.6 of its standard errors apart, and a
+    # halves-disagree warning said the interval holds only for these samples. The share of
+    # samples below the median varies between blocks of 362 more than short blocks imply
+    # (the typical sample wanders; the slow outliers hide it from the means): those blocks'
+    # medians now carry the interval, which holds both halves' medians
+    x = _beseda("jgrapht__jgrapht#org.jgrapht.perf.shortestpath.DeltaStepping")
+    r = analyze_series(x, rng=1)
+    assert r.ci_method == "batch-medians-large-scale"
+    (w,) = [w for w in r.warnings if w.code == "large-scale-variance"]
+    assert "share of samples below the median" in w.message
+    seg = x[r.start : r.stop]
+    half = seg.size // 2
+    for m in (np.median(seg[:half]), np.median(seg[half:])):
+        assert r.ci_low < m < r.ci_high
+    assert "halves-disagree" not in [w.code for w in r.warnings]
+    (a,) = [w for w in r.warnings if w.code == "autocorrelated"]
+    assert "longer blocks vary more" in a.message

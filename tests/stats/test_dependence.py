@@ -12,6 +12,7 @@ from scipy import signal, stats
 import tsanalyze
 from tsanalyze.datasets_dependent import fgn, simulate_dependent
 from tsanalyze.errors import InvalidArgumentError
+from tsanalyze.stats.autocorrelation import residual_inflation
 from tsanalyze.stats.dependence import Dependence, assess_dependence, long_run_variance
 from tsanalyze.stats.estimators import estimate
 from tsanalyze.stats.regimes import regimes
@@ -264,3 +265,42 @@ def test_large_scale_rule_leaves_plain_series_alone() -> None:
     rows += [1000 + 3 * rng.standard_t(3, 2000) for _ in range(30)]
     rows += list(_ar1(2000, 0.7, 7, size=30) * 10 + 1000)
     assert sum(assess_dependence(r).large_scale for r in rows) <= 1
+
+
+def _wander_under_delays(n: int, reps: int, amp: float, rng: np.random.Generator) -> np.ndarray:
+    """Gaussian noise whose level wanders slowly (AR(1), phi = 0.995, ``amp`` of its sd),
+    plus delays in 8% of the samples with Pareto(1.5) sizes (heavy tails)."""
+    slow = _ar1(n, 0.995, 97, size=reps)
+    base = rng.standard_normal((reps, n))
+    delays = (rng.random((reps, n)) < 0.08) * rng.pareto(1.5, (reps, n)) * 8.0
+    return 1000.0 + 2.0 * (base + amp * slow) + delays
+
+
+def test_a_wander_of_the_bulk_that_heavy_tails_hide_carries_the_interval() -> None:
+    # the delays swamp the samples' variance-time curve (the mean's rule does not fire)
+    # but the share of samples below the median varies between long blocks
+    x = _wander_under_delays(2000, 1, 0.3, np.random.default_rng(40))[0]
+    dep = assess_dependence(x)
+    assert dep.large_scale and dep.large_scale_in == "bulk" and not dep.serious
+    (msg,) = [f.message for f in dep.findings if f.code == "large-scale-variance"]
+    assert "share of samples below the median" in msg
+    med = estimate(x, "median", dependence=dep, rng=1)
+    assert med.method == "batch-medians-large-scale"
+    # the batch medians' t interval from its definition: block medians, Student t with
+    # k - 1 dof (scipy), their variance inflated by the residual lag-1 factor
+    k, b = dep.n_blocks, dep.block_size
+    meds = np.median(x[: k * b].reshape(k, b), axis=1)
+    half = stats.t.ppf(0.975, k - 1) * math.sqrt(meds.var(ddof=1) / k * residual_inflation(meds))
+    assert (med.ci_low, med.ci_high) == pytest.approx((np.median(x) - half, np.median(x) + half))
+    short = estimate(x, "median", dependence=dataclasses.replace(dep, block_size=1, n_blocks=x.size), rng=1)
+    assert med.ci_low <= short.ci_low and med.ci_high >= short.ci_high
+
+
+def test_bulk_rule_leaves_plain_heavy_tailed_series_alone() -> None:
+    # the same delays without the wander, and i.i.d. lognormal samples: the indicator's
+    # longest blocks vary as its short ones imply (~1% of series beyond the 99% point)
+    rng = np.random.default_rng(41)
+    rows = list(_wander_under_delays(2000, 60, 0.0, rng))
+    rows += list(1000 * np.exp(0.3 * rng.standard_normal((60, 2000))))
+    fired = sum(assess_dependence(r).large_scale_in == "bulk" for r in rows)
+    assert fired <= 3

@@ -101,7 +101,12 @@ def _dependence(s: SeriesAnalysis, by_code: dict[str, Finding]) -> list[Finding]
             )
         ]
     if s.subsession_size is not None and s.subsession_size > 1:
-        if any(word in s.ci_method for word in ("subsession", "block", "stationary", "circular")):
+        if s.ci_method.endswith("large-scale"):
+            how = (
+                f"subsessions of {s.subsession_size} samples look roughly independent, but "
+                f"longer blocks vary more (large-scale-variance): interval by {s.ci_method}"
+            )
+        elif any(word in s.ci_method for word in ("subsession", "block", "stationary", "circular")):
             how = f"the interval uses {s.n_subsessions} subsessions of {s.subsession_size} samples"
         else:
             how = (

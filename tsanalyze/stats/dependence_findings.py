@@ -116,13 +116,19 @@ def dependence_findings(dep: Dependence, reg: Regimes) -> list[Finding]:
             )
         )
     elif dep.large_scale:
+        what = (
+            f"the share of samples below the median varies between blocks of {dep.block_size} "
+            "more than those blocks imply (the typical sample wanders slowly; the largest "
+            "samples hide it from the means)"
+            if dep.large_scale_in == "bulk"
+            else f"means of {dep.block_size} samples vary more than those blocks imply (a "
+            "slow wander or a cycle longer than the blocks)"
+        )
         out.append(
             Finding(
                 "large-scale-variance",
                 f"lag-1 autocorrelation is {dep.lag1:.2f} and blocks of "
-                f"{dep.subsession_size} samples look independent, but means of "
-                f"{dep.block_size} samples vary more than those blocks imply (a slow "
-                "wander or a cycle longer than the blocks): means of "
+                f"{dep.subsession_size} samples look independent, but {what}: "
                 f"{dep.n_blocks} blocks of {dep.block_size} samples carry the interval "
                 f"(~{dep.effective_sample_size:.0f} effective samples of {n} for the mean)",
                 "info",

@@ -29,7 +29,6 @@ from typing import Any, Literal
 
 import numpy as np
 from scipy import stats as _st
-from scipy.special import chdtrc
 
 from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import ArrayLike, Float64Array, RNGType
@@ -42,12 +41,12 @@ from tsanalyze._validation import (
 )
 from tsanalyze.errors import InvalidArgumentError, NotEnoughData
 from tsanalyze.stats._rowstats import median as _rowstats_median
-from tsanalyze.stats.acf import acf_fft, geyer_tau
+from tsanalyze.stats.acf import acf_fft, geyer_tau, ljung_box
 from tsanalyze.stats.action import ActionStatistics, action_statistics
 from tsanalyze.stats.autocorrelation import block_means, lag1, residual_inflation
 from tsanalyze.stats.bootstrap import bootstrap_ci, optimal_block_length
 from tsanalyze.stats.dependence import MIN_N, Dependence, assess_dependence, in_unit
-from tsanalyze.stats.dependent_intervals import long_range_ci
+from tsanalyze.stats.dependent_intervals import long_range_ci, unbounded_median_finding
 from tsanalyze.stats.floor import floor_interval
 from tsanalyze.stats.mean_ci import (
     hall_t_quantiles,
@@ -55,7 +54,7 @@ from tsanalyze.stats.mean_ci import (
     subsession_mean_variance,
 )
 from tsanalyze.stats.minimum import min_exact_percentile, min_finding
-from tsanalyze.stats.quantiles import min_samples_for_ci, quantile_ci
+from tsanalyze.stats.quantiles import quantile_ci
 from tsanalyze.stats.ticks import TickArg, resolve_tick, tick_finding, widen_for_tick
 
 __all__ = [
@@ -168,8 +167,8 @@ METHODS: dict[str, str] = {
     "under long-range dependence (block means extrapolated with the Hurst exponent)",
     "batch-means-large-scale": "t interval on the means of the variance-time curve's longest "
     "blocks (about 8), whose variance exceeded what short blocks implied",
-    "order-statistic-large-scale": "order-statistic CI with the effective n of 1{x <= median} "
-    "from the variance-time curve's longest blocks",
+    "batch-medians-large-scale": "t interval on the medians of the variance-time curve's "
+    "longest blocks (about 8), where they vary more than short blocks imply",
 }
 
 #: estimators whose interval the dependence assessment can widen or refuse (issue 20)
@@ -182,7 +181,7 @@ _NOT_FORCEABLE = (
     "batch-means-long-range",
     "order-statistic-long-range",
     "batch-means-large-scale",
-    "order-statistic-large-scale",
+    "batch-medians-large-scale",
 )
 
 #: above this many samples the bootstrap resamples this many (m-out-of-n, rescaled)
@@ -390,10 +389,12 @@ def estimate(
       the variance-time curve agrees, and below 1000 samples so is the memory that curve
       shows (info findings);
     - *a large-scale interval* (methods ``"batch-means-large-scale"`` and
-      ``"order-statistic-large-scale"``, the same function with H = 1/2) when short
+      ``"batch-medians-large-scale"``, the same function with H = 1/2) when short
       blocks look independent but the means of the variance-time curve's longest blocks
-      vary more than 2.5 times as much as those blocks imply (a slow wander, a long cycle;
-      an info finding ``large-scale-variance``);
+      vary more than 2.5 times as much as those blocks imply, or the share of samples
+      below the median does more than 2 times (a slow wander, a long cycle, a wander of
+      the typical sample under heavy-tailed delays; an info finding
+      ``large-scale-variance``);
     - otherwise the intervals below. Regime switching adds a serious finding.
 
     *Median*: distribution-free order-statistic interval, exactly benchstat's for
@@ -560,7 +561,7 @@ def estimate(
         if dep.hurst > 0.5:
             lo, hi, used, neff = long_range_ci(a, estimator, est, dep, cl, float(trim))
             if not (math.isfinite(lo) and math.isfinite(hi)):
-                found.append(_long_memory_unbounded(n, neff, cl))
+                found.append(unbounded_median_finding(n, neff, cl))
             return result(lo, hi, used, effective_sample_size=neff)
         if dep.large_scale:
             # the longest blocks' interval, joined with the short blocks' one below (m is
@@ -678,30 +679,11 @@ _TICK_WIDENED = ("median", "mean", "trimmed_mean")
 INDICATOR_ALPHA = 0.01
 
 
-def _long_memory_unbounded(n: int, neff: float, cl: float) -> Finding:
-    """The ``ci-unbounded`` finding of a median whose long-memory interval has no bound:
-    the effective n the interval used (that of the indicator 1{x <= median}, not the
-    mean's the dependence finding quotes) is below what the order statistics need."""
-    need = min_samples_for_ci(0.5, cl)
-    needs = f"a {cl:.0%} interval needs >= {need}" if need else f"a {cl:.0%} interval needs > 50"
-    return Finding(
-        "ci-unbounded",
-        f"the long memory leaves the median of {n} samples ~{neff:.1f} effective samples "
-        f"({needs}): the interval is unbounded, the data cannot bound the median "
-        "(collect several runs)",
-        "warning",
-    )
-
-
 def _indicator_dependence(ind: Any) -> tuple[float, float]:
     """Geyer's tau and the Ljung–Box p-value (10 lags) of a 0/1 series."""
     x = np.asarray(ind, dtype=np.float64)
     n = x.size
     if float(np.ptp(x)) == 0.0:
         return 1.0, 1.0
-    lmax = min(n - 1, max(1000, n // 10))
-    rho = acf_fft(x, lmax)
-    h = max(1, min(10, n // 5))
-    ks = np.arange(1, h + 1)
-    q = float(n * (n + 2) * np.sum(rho[1 : h + 1] ** 2 / (n - ks)))
-    return geyer_tau(rho, n), float(chdtrc(h, q))
+    rho = acf_fft(x, min(n - 1, max(1000, n // 10)))
+    return geyer_tau(rho, n), ljung_box(rho, n, max(1, min(10, n // 5)))[1]
