@@ -19,7 +19,10 @@ ratios measured within one call mean anything.
 With ``--tiny``: 5,000 runs of one benchmark x 5 samples, written once as one file
 (``write_runs``) and once as 200 files of 25 runs; ``tsanalyze report`` of each (wall,
 CPU, peak memory of the process tree) and what it says: 5 samples are too few for a
-stable segment or dependence, which must be a result with findings, not a crash.
+stable segment or dependence, which must be a result with findings, not a crash. Then in
+Python, ``read_runs`` of the one file and a loop over ``df.groupby("run")`` (a
+statistician's first step; target: under a second, where pandas' deep copy of the 5,000
+runs' metadata in ``df.attrs`` for every group took about 8 minutes before 27 November).
 
 Run: ``python benchmarks/bench_many_runs.py [--dir DIR] [--runs 10 100 1000] [--repeat 1]``
 or ``python benchmarks/bench_many_runs.py --tiny``
@@ -123,6 +126,18 @@ def tiny(directory: Path) -> None:
             f"document keys {sorted(doc)}; findings {dict(codes.most_common(6))}",
             flush=True,
         )
+    import tsanalyze
+
+    t0 = time.perf_counter()
+    df = tsanalyze.read_runs(one)
+    t1 = time.perf_counter()
+    medians = [float(g["time_ns"].median()) for _, g in df.groupby("run", observed=True)]
+    t2 = time.perf_counter()
+    print(
+        f"  python: read_runs {t1 - t0:.1f} s; df.groupby('run') over {len(medians)} runs, "
+        f"median of each: {t2 - t1:.2f} s",
+        flush=True,
+    )
 
 
 #: CPU seconds (user + system) of the last command timed, its workers included: on a

@@ -62,7 +62,9 @@ def run_format_page() -> str:
         "\n`tsanalyze.read_runs` adds two derived columns: `time_ns_raw` = `ns / evals` and "
         "`time_ns` = (`ns` − timer overhead) / `evals`, the per-evaluation time with the cost "
         "of reading the clock subtracted (Ou 2020). The run metadata of every file read "
-        "is in `df.attrs[\"runs\"]` (run id → metadata object).\n\n",
+        "is in `df.attrs[\"runs\"]` (run id → metadata object; one object that the frame "
+        "and every frame pandas derives from it share: read it, do not change it in place)."
+        "\n\n",
         "## Metadata\n\n",
         f"The Parquet file metadata holds one key, `{schema.METADATA_KEY}`, whose value is a "
         "JSON object. Its keys (dotted paths for nested objects):\n\n",

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 from scipy import signal, stats
 
+from tsanalyze import schema
 from tsanalyze._result import Result, result
 from tsanalyze._typing import Float64Array, RNGType
 from tsanalyze._validation import check_positive_int, check_rng
@@ -480,7 +481,7 @@ def simulate_run(
         },
     }
     df = order_columns(df)
-    df.attrs["runs"] = {run_id: meta}
+    df.attrs["runs"] = schema.RunsAttr({run_id: meta})
     add_time_columns(df)
     return SimulatedRun(frame=df, truth=truth)
 
@@ -499,7 +500,9 @@ def simulate_trials(n_trials: int, *, rng: RNGType = None, **kwargs: object) -> 
     frame = pd.concat([r.frame for r in runs], ignore_index=True)
     frame["benchmark"] = frame["benchmark"].astype(str).astype("category")
     frame["run"] = frame["run"].astype(str).astype("category")
-    frame.attrs["runs"] = {k: v for r in runs for k, v in r.frame.attrs["runs"].items()}
+    frame.attrs["runs"] = schema.RunsAttr(
+        {k: v for r in runs for k, v in r.frame.attrs["runs"].items()}
+    )
     return SimulatedRun(frame=frame, truth=runs[-1].truth)
 
 

@@ -259,7 +259,7 @@ def read_runs(
     if len(runs) < n_loaded:
         _check_cross_file_duplicates(df, sources)
     df = order_columns(df)
-    df.attrs["runs"] = runs
+    df.attrs["runs"] = schema.RunsAttr(runs)
     add_time_columns(df)
     # the arrow allocator keeps the pages of the tables just converted for reuse; give them
     # back (issue 19: 0.5 GB of a 1.5 GB resident set after reading 10^7 samples)

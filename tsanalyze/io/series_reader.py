@@ -227,7 +227,7 @@ def read_series(
             df[c] = df[c].astype("Int64")
     df["benchmark"] = df["benchmark"].cat.remove_unused_categories()
     df = order_columns(df)
-    df.attrs["runs"] = {run: meta}
+    df.attrs["runs"] = schema.RunsAttr({run: meta})
     return add_time_columns(df)
 
 

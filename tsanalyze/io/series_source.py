@@ -30,6 +30,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.fs as pafs
 
+from tsanalyze import schema
 from tsanalyze.errors import InvalidArgumentError, InvalidRunError
 from tsanalyze.io.runs import PathLike, _is_parquet, expand_paths
 from tsanalyze.io.series_reader import RunFiles, _dataset, read_series, scan_runs, series_keys
@@ -110,7 +111,7 @@ class SeriesReader:
         fs, path = open_url(self.file) if is_url(self.file) else (None, self.file)
         found = RunFiles((path,), {self.run: {**self.meta, "file": path}}, fs)
         df = read_series(found, self.run, self.benchmark, columns=columns)
-        df.attrs["runs"] = {self.run: dict(self.meta)}
+        df.attrs["runs"] = schema.RunsAttr({self.run: dict(self.meta)})
         return df
 
 

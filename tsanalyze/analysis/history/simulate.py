@@ -18,6 +18,8 @@ import numpy as np
 import pandas as pd
 from scipy import signal
 
+from tsanalyze import schema
+
 __all__ = ["SimulatedChange", "simulate_history"]
 
 
@@ -107,5 +109,5 @@ def simulate_history(
                 "run": f"run-{i:05d}-{j}", "commit": f"{i:040x}", "commit_time": when,
                 "created_utc": when, "machine": machine, "env": env,
             }  # fmt: skip
-    frame.attrs["runs"] = runs
+    frame.attrs["runs"] = schema.RunsAttr(runs)
     return frame

@@ -49,21 +49,6 @@ RunsMeta = Mapping[str, Mapping[str, Any]]
 _COMPARE_COLUMNS = ("run", "round", "sample", "evals", "time_ns")
 
 
-class SharedMeta(dict):  # type: ignore[type-arg]
-    """Run metadata that pandas' copies of a frame share instead of deep-copying.
-
-    pandas deep-copies ``attrs`` on every operation (every column access of a side inside
-    :func:`tsanalyze.compare`); the metadata of a comparison's sides is only read there,
-    so one object serves every copy (issue 24: 3 s of a 100-run report went to copies).
-    """
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> SharedMeta:
-        return self
-
-    def __reduce__(self) -> tuple[Any, ...]:  # pickled (to a worker) as what it holds
-        return (SharedMeta, (dict(self),))
-
-
 #: reads one series where it is called: ``reader(columns)`` -> the series' run-format frame
 SeriesReader = Callable[[Sequence[str]], pd.DataFrame]
 
@@ -174,7 +159,7 @@ class SideRef:
         cats = pd.Index(self.runs, dtype=object)
         run = pd.Categorical.from_codes(runs, categories=cats)
         side = pd.DataFrame({"run": run, **cols}, copy=False)
-        side.attrs["runs"] = SharedMeta(self.meta)
+        side.attrs["runs"] = schema.RunsAttr(self.meta)
         return side
 
 
@@ -421,7 +406,7 @@ def comparison_jobs(
                     s = by_key[(rid, name)]
                     parts.append(lay.rows[(rid, name)][s.start : s.stop])
             side = bare.iloc[np.concatenate(parts)]
-            side.attrs["runs"] = SharedMeta({rid: meta[rid] for rid in runs if rid in meta})
+            side.attrs["runs"] = schema.RunsAttr({rid: meta[rid] for rid in runs if rid in meta})
             made[key] = side
             return side
 
