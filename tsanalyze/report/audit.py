@@ -18,11 +18,10 @@ from rich.table import Table
 from rich.text import Text
 
 from tsanalyze._units import format_time
-from tsanalyze.report.text import printable, safe_text
+from tsanalyze.report.text import SEVERITY_STYLE, printable, safe_text
 
 __all__ = ["render_audit"]
 
-SEVERITY_STYLE = {"serious": "bold red", "warning": "yellow", "info": "cyan"}
 _SD_MARK = {"range-bound": "≤ ", "span-bound": "≤ ", "minmax-bound": "≤ ", "ci": "≈ "}
 
 

@@ -44,6 +44,7 @@ from tsanalyze.report.text import printable
 
 __all__ = [
     "FIGURE_KINDS",
+    "FIGURE_STYLE",
     "MAX_BINS",
     "MAX_POINTS",
     "Distribution",
@@ -55,6 +56,7 @@ __all__ = [
     "distribution_figure",
     "forest_data",
     "forest_figure",
+    "new_figure",
     "run_sequence_data",
     "run_sequence_figure",
     "to_svg",
@@ -71,7 +73,7 @@ FENCE_IQR = 3.0
 LOG_RANGE = 30.0
 
 _BLUE, _RED, _GREEN, _ORANGE, _GREY = "#1f4e79", "#d62728", "#2ca02c", "#ff7f0e", "#7f7f7f"
-_STYLE: Any = {  # rcParams (typed by matplotlib as a dict of literal keys)
+FIGURE_STYLE: Any = {  # rcParams (typed by matplotlib as a dict of literal keys)
     "font.size": 8.0,
     "axes.titlesize": 9.0,
     "axes.edgecolor": "#333333",
@@ -325,7 +327,9 @@ def _series_distribution(s: SeriesAnalysis, title: str) -> Distribution:
 # --- drawing ----------------------------------------------------------------------------
 
 
-def _figure(width: float, height: float, margins: tuple[float, float, float, float]) -> Any:
+def new_figure(width: float, height: float, margins: tuple[float, float, float, float]) -> Any:
+    """(figure, axes) of ``width`` x ``height`` inches with margins (left, right, bottom,
+    top) in inches, for drawing under :data:`FIGURE_STYLE`."""
     fig = Figure(figsize=(width, height))
     left, right, bottom, top = margins
     fig.subplots_adjust(
@@ -340,8 +344,8 @@ def _figure(width: float, height: float, margins: tuple[float, float, float, flo
 
 def draw_run_sequence(d: RunSequence) -> Figure:
     """Draw a :class:`RunSequence`."""
-    with matplotlib.rc_context(_STYLE):
-        fig, ax = _figure(10.0, 3.0, (0.75, 0.15, 0.45, 0.3))
+    with matplotlib.rc_context(FIGURE_STYLE):
+        fig, ax = new_figure(10.0, 3.0, (0.75, 0.15, 0.45, 0.3))
         for a, b in d.stable:
             ax.axvspan(
                 a - 0.5, b - 0.5, color=_GREEN if d.stationary else _ORANGE, alpha=0.12, lw=0,
@@ -385,8 +389,8 @@ def draw_run_sequence(d: RunSequence) -> Figure:
 
 def draw_distribution(d: Distribution) -> Figure:
     """Draw a :class:`Distribution`."""
-    with matplotlib.rc_context(_STYLE):
-        fig, ax = _figure(5.0, 3.0, (0.6, 0.15, 0.75, 0.3))
+    with matplotlib.rc_context(FIGURE_STYLE):
+        fig, ax = new_figure(5.0, 3.0, (0.6, 0.15, 0.75, 0.3))
         if d.counts.size:
             ax.stairs(d.counts, d.edges, fill=True, color="#9ecae1", lw=0)
         if d.grid.size:
@@ -409,8 +413,8 @@ def acf_figure(s: SeriesAnalysis, title: str) -> Figure:
     acf = np.asarray(s.acf, dtype=float)
     band = np.asarray(s.acf_band, dtype=float)
     lags = np.arange(acf.size)
-    with matplotlib.rc_context(_STYLE):
-        fig, ax = _figure(5.0, 3.0, (0.6, 0.15, 0.45, 0.3))
+    with matplotlib.rc_context(FIGURE_STYLE):
+        fig, ax = new_figure(5.0, 3.0, (0.6, 0.15, 0.45, 0.3))
         if band.size == acf.size and acf.size:
             ax.fill_between(lags, -band, band, color="#bdbdbd", alpha=0.5, lw=0)
         ax.axhline(0.0, color="black", lw=0.5)
@@ -464,8 +468,8 @@ def draw_forest(d: Forest) -> Figure:
     k = len(d.labels)
     height = max(1.6, 0.3 * k + 1.0)
     left = min(4.5, 0.3 + 0.055 * max((len(lab) for lab in d.labels), default=10))
-    with matplotlib.rc_context(_STYLE):
-        fig, ax = _figure(8.0, height, (left, 0.2, 0.45, 0.3))
+    with matplotlib.rc_context(FIGURE_STYLE):
+        fig, ax = new_figure(8.0, height, (left, 0.2, 0.45, 0.3))
         ys = np.arange(k)[::-1]
         for y, r, lo, hi, color in zip(ys, d.ratio, d.low, d.high, d.colors, strict=True):
             err = [[max(r - lo, 0.0)], [max(hi - r, 0.0)]]
@@ -515,7 +519,7 @@ def to_svg(fig: Figure) -> str:
     """Render a figure to inline SVG text (no XML prolog, no metadata, no URLs other than
     the SVG namespace identifiers)."""
     buf = io.StringIO()
-    with matplotlib.rc_context(_STYLE):
+    with matplotlib.rc_context(FIGURE_STYLE):
         FigureCanvasSVG(fig).print_svg(buf, metadata={"Date": None, "Creator": None})
     text = _XML_HEAD.sub("", buf.getvalue(), count=1)
     return _METADATA.sub("", text)

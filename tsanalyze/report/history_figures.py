@@ -23,7 +23,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from tsanalyze._units import time_unit
-from tsanalyze.report.figures import _STYLE, _figure, to_svg
+from tsanalyze.report.figures import FIGURE_STYLE, new_figure, to_svg
 from tsanalyze.report.text import printable
 
 __all__ = [
@@ -148,8 +148,8 @@ def log_scale(d: HistoryFigure) -> bool:
 
 def draw_history(d: HistoryFigure) -> Figure:
     """Draw a :class:`HistoryFigure`."""
-    with matplotlib.rc_context(_STYLE):
-        fig, ax = _figure(10.0, 3.2, (0.75, 0.15, 0.5, 0.45))
+    with matplotlib.rc_context(FIGURE_STYLE):
+        fig, ax = new_figure(10.0, 3.2, (0.75, 0.15, 0.5, 0.45))
         for s in d.spans:
             ax.axvspan(s.start - 0.5, s.stop + 0.5, color=s.color, alpha=0.15, lw=0)
             ax.axvline(s.first - 0.5, color=s.color, lw=0.9, ls="--")

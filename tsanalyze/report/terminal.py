@@ -26,7 +26,7 @@ from tsanalyze._units import (
 from tsanalyze.analysis.runset import ComparisonRow, RunAnalysis, TrialsRow
 from tsanalyze.analysis.series import SeriesAnalysis
 from tsanalyze.report.findings import report_findings, run_labels, unit_findings
-from tsanalyze.report.text import safe_text
+from tsanalyze.report.text import SEVERITY_STYLE, safe_text
 
 __all__ = [
     "estimate_pm",
@@ -37,7 +37,6 @@ __all__ = [
     "trials_pm",
 ]
 
-_SEVERITY_STYLE = {"serious": "bold red", "warning": "yellow", "info": "cyan"}
 _VERDICT_STYLE = {
     "slower": "bold red",
     "faster": "bold green",
@@ -243,7 +242,7 @@ def terminal_renderable(analysis: RunAnalysis, *, max_findings: int = 30) -> Gro
         for rf in findings[:max_findings]:
             line = Text("  • ")
             line.append(
-                f"{rf.finding.severity:<8}", style=_SEVERITY_STYLE.get(rf.finding.severity, "")
+                f"{rf.finding.severity:<8}", style=SEVERITY_STYLE.get(rf.finding.severity, "")
             )
             who = rf.benchmark if not rf.run or n_runs == 1 else f"{rf.benchmark} @ {rf.run}"
             if who:

@@ -24,7 +24,10 @@ from typing import Any
 
 from rich.text import Text
 
-__all__ = ["UNSAFE", "html_text", "json_text", "printable", "safe_text"]
+__all__ = ["SEVERITY_STYLE", "UNSAFE", "html_text", "json_text", "printable", "safe_text"]
+
+#: rich style of each finding severity, in every terminal table
+SEVERITY_STYLE = {"serious": "bold red", "warning": "yellow", "info": "cyan"}
 
 #: C0 and C1 control characters, DEL, bidirectional marks, overrides and isolates, line
 #: and paragraph separators, and the byte-order mark
