@@ -345,11 +345,11 @@ def test_the_compiled_walk_finds_the_columns_bisection_finds(monkeypatch: pytest
             for strict in (False, True):
                 walk = two_sample._first_at_most_walk(ys, xs, t, strict)
                 monkeypatch.setattr(two_sample, "HAVE_NUMBA", False)
-                bisect = two_sample._first_at_most(ys, xs, t, strict)
+                bisect = two_sample.first_at_most(ys, xs, t, strict)
                 monkeypatch.setattr(two_sample, "HAVE_NUMBA", True)
                 assert np.array_equal(walk, bisect)
                 if two_sample.HAVE_NUMBA:
-                    assert np.array_equal(two_sample._first_at_most(ys, xs, t, strict), bisect)
+                    assert np.array_equal(two_sample.first_at_most(ys, xs, t, strict), bisect)
 
 
 def test_exact_rank_sum_distribution_is_kept_and_matches_enumeration() -> None:

@@ -27,6 +27,7 @@ __all__ = [
     "PathLike",
     "check_metadata",
     "expand_paths",
+    "importers_module",
     "is_parquet",
     "json_safe",
     "runs_of_schema",
@@ -81,7 +82,9 @@ def expand_paths(paths: PathLike | Iterable[PathLike]) -> list[Path]:
     return unique
 
 
-def _importers() -> Any:
+def importers_module() -> Any:
+    """The :mod:`tsanalyze.io.importers` package, or None where it cannot be imported
+    (imported when first needed: run files alone never load the other tools' readers)."""
     try:
         from tsanalyze.io import importers
     except ImportError:  # pragma: no cover - importers package not installed yet
@@ -90,7 +93,7 @@ def _importers() -> Any:
 
 
 def _importer_dir(path: Path) -> bool:
-    imp = _importers()
+    imp = importers_module()
     sniff = getattr(imp, "sniff", None)
     return bool(path.is_dir() and sniff is not None and sniff(path))
 

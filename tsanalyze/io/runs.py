@@ -25,16 +25,18 @@ from tsanalyze.errors import ImportNoteWarning, InvalidRunError, RunExistsError
 from tsanalyze.io.checks import check_rows
 from tsanalyze.io.footer import (
     PathLike,
-    _importers,
     expand_paths,
+    importers_module,
+    is_parquet,
     runs_of_schema,
 )
 from tsanalyze.io.footer import check_metadata as check_metadata
-from tsanalyze.io.footer import is_parquet as _is_parquet
 
 __all__ = [
     "add_time_columns",
     "expand_paths",
+    "file_names",
+    "normalise_table",
     "order_columns",
     "read_runs",
     "temp_prefix",
@@ -82,7 +84,7 @@ def _read_parquet(path: Path) -> tuple[pa.Table, list[dict[str, Any]]]:
     return table, metas
 
 
-def _normalise_table(table: pa.Table) -> pa.Table:
+def normalise_table(table: pa.Table) -> pa.Table:
     """Cast the known columns to the v1 arrow types (keeping extra columns)."""
     fields = []
     arrays = []
@@ -108,10 +110,10 @@ def _normalise_table(table: pa.Table) -> pa.Table:
 
 def _load_file(path: Path) -> tuple[pa.Table | pd.DataFrame, list[dict[str, Any]]]:
     """One file's rows (an arrow table for runs, a frame for imports) and its runs' metadata."""
-    if path.is_file() and _is_parquet(path):
+    if path.is_file() and is_parquet(path):
         table, metas = _read_parquet(path)
-        return _normalise_table(table), metas
-    imp = _importers()
+        return normalise_table(table), metas
+    imp = importers_module()
     sniff = getattr(imp, "sniff", None)
     fmt = sniff(path) if sniff is not None else None
     if fmt is None:
@@ -252,7 +254,7 @@ def read_runs(
         if not keep.all():
             if not keep.any():
                 raise InvalidRunError(
-                    f"{_names(files)}: holds only warm-up or calibration rows (column kind), no "
+                    f"{file_names(files)}: holds only warm-up or calibration rows (column kind), no "
                     "measured values; read them with include_warmups=True"
                 )
             df = df[keep].reset_index(drop=True)
@@ -267,7 +269,8 @@ def read_runs(
     return df
 
 
-def _names(files: list[Path]) -> str:
+def file_names(files: list[Path]) -> str:
+    """The files a message is about: the one path, or the first and how many more."""
     return str(files[0]) if len(files) == 1 else f"{files[0]} (and {len(files) - 1} more files)"
 
 

@@ -26,9 +26,16 @@ from tsanalyze._lru import LRU
 from tsanalyze.errors import InvalidRunError
 from tsanalyze.io.checks import check_rows
 from tsanalyze.io.footer import PathLike, expand_paths, runs_of_schema
-from tsanalyze.io.runs import _names, _normalise_table, add_time_columns, order_columns
+from tsanalyze.io.runs import add_time_columns, file_names, normalise_table, order_columns
 
-__all__ = ["RunFiles", "iter_series", "read_series", "scan_runs", "series_keys"]
+__all__ = [
+    "RunFiles",
+    "iter_series",
+    "open_dataset",
+    "read_series",
+    "scan_runs",
+    "series_keys",
+]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -46,7 +53,7 @@ class RunFiles:
         """Every ``(run, benchmark)`` series, in file order (reads only those 2 columns)."""
         out: dict[tuple[str, str], None] = {}
         for f in self.files:
-            out.update(dict.fromkeys(series_keys(_dataset(f, self.filesystem))))
+            out.update(dict.fromkeys(series_keys(open_dataset(f, self.filesystem))))
         return list(out)
 
 
@@ -69,7 +76,9 @@ def series_keys(dset: Any) -> list[tuple[str, str]]:
     return list(out)
 
 
-def _dataset(path: str, filesystem: Any) -> pds.Dataset:
+def open_dataset(path: str, filesystem: Any) -> pds.Dataset:
+    """The run file at ``path`` as an arrow dataset, ``run`` and ``benchmark`` read as
+    dictionaries; a file arrow cannot open is an :class:`InvalidRunError` naming it."""
     fmt = pds.ParquetFileFormat(read_options={"dictionary_columns": ["run", "benchmark"]})
     try:
         return pds.dataset(path, format=fmt, filesystem=filesystem)
@@ -111,7 +120,7 @@ def scan_runs(
         ]
     runs: dict[str, dict[str, Any]] = {}
     for f in files:
-        arrow_schema = _dataset(f, filesystem).schema
+        arrow_schema = open_dataset(f, filesystem).schema
         for meta in runs_of_schema(f, arrow_schema):
             if meta["run"] in runs:
                 raise InvalidRunError(
@@ -198,9 +207,9 @@ def read_series(
     found = scan_runs(source, filesystem=filesystem)
     meta = found.runs.get(run)
     if meta is None:
-        raise InvalidRunError(f"{_names([Path(f) for f in found.files])}: no run {run!r}")
+        raise InvalidRunError(f"{file_names([Path(f) for f in found.files])}: no run {run!r}")
     file = meta["file"]
-    dset = _dataset(file, found.filesystem)
+    dset = open_dataset(file, found.filesystem)
     want = [c for c in schema.COLUMN_NAMES if c in schema.REQUIRED_COLUMNS or c in columns]
     want += [c for c in columns if c not in want]
     absent = [c for c in want if c not in dset.schema.names and c != "work"]
@@ -220,7 +229,7 @@ def read_series(
     sample = table.column("sample").to_numpy()
     if sample.size > 1 and not bool(np.all(sample[1:] > sample[:-1])):
         table = table.sort_by("sample")
-    df = _normalise_table(table).to_pandas(split_blocks=True, self_destruct=True)
+    df = normalise_table(table).to_pandas(split_blocks=True, self_destruct=True)
     del table
     for c in ("ticks", "start_ticks"):
         if c in df.columns:

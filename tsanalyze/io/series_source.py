@@ -32,8 +32,9 @@ import pyarrow.fs as pafs
 
 from tsanalyze import schema
 from tsanalyze.errors import InvalidArgumentError, InvalidRunError
-from tsanalyze.io.runs import PathLike, _is_parquet, expand_paths
-from tsanalyze.io.series_reader import RunFiles, _dataset, read_series, scan_runs, series_keys
+from tsanalyze.io.footer import is_parquet
+from tsanalyze.io.runs import PathLike, expand_paths
+from tsanalyze.io.series_reader import RunFiles, open_dataset, read_series, scan_runs, series_keys
 
 __all__ = [
     "ParquetSeries",
@@ -163,7 +164,7 @@ def parquet_series(paths: PathLike | Iterable[PathLike]) -> ParquetSeries | None
             files += files_of_url(str(arg))
             continue
         for p in expand_paths([arg]):
-            if not (p.is_file() and _is_parquet(p)):
+            if not (p.is_file() and is_parquet(p)):
                 return None
             files.append(str(p))
     runs: dict[str, dict[str, Any]] = {}
@@ -178,7 +179,7 @@ def parquet_series(paths: PathLike | Iterable[PathLike]) -> ParquetSeries | None
                     return None
                 raise InvalidRunError(f"{f}: run id {rid!r} is also in {runs[rid]['file']}")
             runs[rid] = {**meta, "file": f}
-        dset = _dataset(path, fs)
+        dset = open_dataset(path, fs)
         keys.update(dict.fromkeys(series_keys(dset)))
         n += dset.count_rows()
     return ParquetSeries(runs, tuple(keys), n)

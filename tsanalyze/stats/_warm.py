@@ -15,7 +15,7 @@ def _warm() -> None:
     draws = np.zeros((1, 4), dtype=np.float32)
     _rowstats.stationary_positions(draws, np.zeros((1, 4), dtype=np.int32), np.float32(0.5), 4)
     _rowstats.stationary_positions(draws, np.zeros((1, 4), dtype=np.int64), np.float32(0.5), 4)
-    two_sample._first_at_most_nb(x, x, 0.5, True)  # the Hodges-Lehmann bracket's walk
+    two_sample.first_at_most(x, x, 0.5, True)  # the Hodges-Lehmann bracket's walk
     longmemory.long_memory(np.arange(40.0) % 7.0)  # both Whittle fits (issue 24)
 
 

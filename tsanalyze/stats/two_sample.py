@@ -42,6 +42,7 @@ __all__ = [
     "MANN_WHITNEY_TIES_EXACT_LIMIT",
     "HypothesisTest",
     "cohens_d",
+    "first_at_most",
     "hodges_lehmann",
     "mann_whitney",
     "welch_subsession",
@@ -339,7 +340,7 @@ _HL_DIRECT_PAIRS = 50_000
 
 
 def _first_at_most_walk(ys: Float64Array, xs: Float64Array, t: float, strict: bool) -> Int64Array:
-    """:func:`_first_at_most` in one walk: with ``ys`` ascending too, the first passing
+    """:func:`first_at_most` in one walk: with ``ys`` ascending too, the first passing
     column never moves left from one row to the next (compiled with numba)."""
     p = xs.size
     out = np.empty(ys.size, dtype=np.int64)
@@ -359,7 +360,7 @@ def _first_at_most_walk(ys: Float64Array, xs: Float64Array, t: float, strict: bo
 _first_at_most_nb = jit(_first_at_most_walk)
 
 
-def _first_at_most(ys: Float64Array, xs: Float64Array, t: float, strict: bool) -> Int64Array:
+def first_at_most(ys: Float64Array, xs: Float64Array, t: float, strict: bool) -> Int64Array:
     """Per row j, the first column i with ``ys[j] - xs[i] <= t`` (``< t`` when strict).
 
     The differences are computed exactly as ``np.subtract.outer`` computes them; a row
@@ -417,8 +418,8 @@ def _bracketed_median(xs: Float64Array, ys: Float64Array) -> float | None:
     pos = int(k2 / total * g)
     lo_t = grid[max(0, pos - margin)]
     hi_t = grid[min(g - 1, pos + margin)]
-    start_in = _first_at_most(ys, xs, hi_t, strict=False)  # first column <= hi_t
-    start_below = _first_at_most(ys, xs, lo_t, strict=True)  # first column < lo_t
+    start_in = first_at_most(ys, xs, hi_t, strict=False)  # first column <= hi_t
+    start_below = first_at_most(ys, xs, lo_t, strict=True)  # first column < lo_t
     below = int((p - start_below).sum())
     inside = start_below - start_in  # columns with lo_t <= d <= hi_t
     n_in = int(inside.sum())
