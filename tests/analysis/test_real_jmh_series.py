@@ -52,3 +52,45 @@ def test_jgrapht_delta_stepping_wander_is_allowed_for() -> None:
     assert "halves-disagree" not in [w.code for w in r.warnings]
     (a,) = [w for w in r.warnings if w.code == "autocorrelated"]
     assert "longer blocks vary more" in a.message
+
+
+def _traini_forks(stem: str) -> list[np.ndarray]:
+    """The ten forks of one jmh-traini2022 benchmark, each cut to its stable segment."""
+    from tsanalyze.analysis.steady_state import steady_state
+
+    folder = shared_path("data", "external", "jmh-traini2022", "timeseries_all")
+    (path,) = [p for p in folder.iterdir() if stem in p.name]
+    out = []
+    for f in json.loads(path.read_text()):
+        x = np.asarray(f, dtype=np.float64) * 1e9
+        s = steady_state(x)
+        out.append(x[s.start : s.stop])
+    return out
+
+
+def test_forks_of_unchanged_code_one_against_one_and_five_against_five() -> None:
+    # JDBI stringEquals, ten JVM forks of the same code: fork 0 against fork 1 differs by
+    # 21% far beyond the noise within either run, and the comparison says so with its
+    # single-runs finding; five forks a side (run level) find no difference
+    import pandas as pd
+
+    import tsanalyze
+
+    forks = _traini_forks("jdbi__jdbi#org.jdbi.v3.benchmark.CaseInsensitiveStringEquals")
+    one = tsanalyze.compare(forks[0], forks[1], rng=0)
+    assert one.verdict == "slower" and one.ratio > 1.15
+    assert "single-runs" in [w.code for w in one.warnings]
+
+    def side(xs: list[np.ndarray], first: int) -> pd.DataFrame:
+        return pd.concat(
+            [
+                pd.DataFrame({"run": f"fork{first + i}", "sample": np.arange(x.size), "time_ns": x})
+                for i, x in enumerate(xs)
+            ],
+            ignore_index=True,
+        )
+
+    five = tsanalyze.compare(side(forks[:5], 0), side(forks[5:], 5), rng=0)
+    assert five.test.startswith("run") and five.verdict not in ("slower", "faster")
+    assert five.ci_low < 1.0 < five.ci_high
+    assert "single-runs" not in [w.code for w in five.warnings]

@@ -190,7 +190,8 @@ def test_sides_sharing_no_benchmark_are_said_to_be_compared_on_nothing() -> None
     (w,) = r.warnings
     assert w.code == "nothing-compared" and w.severity == "warning"
     assert "'a'" in w.message and "'a-8'" in w.message
-    assert not analyze(_two_runs(), jobs=1, sides=sides).warnings  # sharing benchmarks
+    shared = analyze(_two_runs(), jobs=1, sides=sides).warnings  # sharing benchmarks
+    assert [w.code for w in shared] == ["single-run-verdicts"]  # (not about the sides)
     # sharing some: the others are named, as a note
     df["benchmark"] = df["benchmark"].astype(str).where(df["benchmark"] != "a-8", "a")
     (w,) = analyze(df, jobs=1, sides=sides).warnings
@@ -334,3 +335,37 @@ def test_results_do_not_depend_on_jobs_to_the_last_bit_on_long_series() -> None:
     serial = analyze(df.frame, jobs=1, rng=1)
     parallel = analyze(df.frame, jobs=2, rng=1)
     assert serial.to_dict() == parallel.to_dict()
+
+
+def test_verdicts_of_one_run_against_another_are_said_to_rest_on_single_runs() -> None:
+    # two runs, b 5% slower in the second: the comparison of b says slower, and each
+    # comparison of one run against another says its interval is the noise within the
+    # runs (single-runs); the run set says once that a verdict rests on single runs
+    r = analyze(_two_runs(), jobs=1)
+    assert {c.verdict for c in r.comparisons} == {"same", "slower"}
+    for c in r.comparisons:
+        assert "single-runs" in [w.code for w in c.warnings]
+    (w,) = [w for w in r.warnings if w.code == "single-run-verdicts"]
+    assert w.severity == "warning" and "1 of 2 comparisons" in w.message and "(b)" in w.message
+    # no verdict, no warning
+    same = analyze(_two_runs(shift=0.0), jobs=1)
+    assert not [w for w in same.warnings if w.code == "single-run-verdicts"]
+
+
+def test_single_runs_is_said_of_separate_runs_only() -> None:
+    rng = np.random.default_rng(3)
+    a, b = 1000 + rng.standard_normal(400), 1000 + rng.standard_normal(400)
+    assert "single-runs" in [w.code for w in tsanalyze.compare(a, b).warnings]
+    # paired by round (one interleaved run): both benchmarks share the run's conditions
+    run = simulate_run({"a": 1000.0, "b": 1010.0}, n_rounds=300, rng=4).frame
+    ca = run[run.benchmark == "a"].set_index("round")["time_ns"]
+    cb = run[run.benchmark == "b"].set_index("round")["time_ns"]
+    paired = tsanalyze.compare(ca, cb)
+    assert paired.paired and "single-runs" not in [w.code for w in paired.warnings]
+    # several runs a side: run level (the runs' spread is in the interval)
+    def runs(*seeds: int) -> pd.DataFrame:
+        frames = [simulate_run({"a": 1000.0}, n_rounds=200, rng=s).frame for s in seeds]
+        return pd.concat(frames, ignore_index=True)
+
+    multi = tsanalyze.compare(runs(5, 6), runs(7, 8))
+    assert multi.test.startswith("run") and "single-runs" not in [w.code for w in multi.warnings]

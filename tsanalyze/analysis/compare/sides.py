@@ -40,6 +40,19 @@ _ROUND_SERIES = "<round-indexed series>"
 
 Matched = tuple[tuple[Float64Array, Float64Array], ...]
 
+#: an unpaired comparison of one run against another: its interval is the noise within
+#: the two runs, and a run of the same code can differ by more (Kalibera & Jones 2013).
+#: On real JMH forks of unchanged code (jmh-traini2022, 10 benchmarks, forks 2i against
+#: 2i + 1) 11 of 49 such comparisons said slower or faster, by 2.5-43%; with five forks a
+#: side (run level) none of 10 did
+SINGLE_RUNS = Finding(
+    "single-runs",
+    "each side is one run: the interval holds the noise within these runs, not the "
+    "difference between runs of the same code, which can be larger (measure several runs "
+    "a side to tell a change from run-to-run variation)",
+    "info",
+)
+
 
 @dataclass(frozen=True, slots=True)
 class Side:
@@ -250,4 +263,6 @@ def choose_design(sa: Side, sb: Side, *, paired: bool | None, test: str) -> Desi
     kind: Literal["unpaired", "paired", "run-level"] = (
         "run-level" if multi else "paired" if is_paired else "unpaired"
     )
+    if kind == "unpaired" and not (sa.runs == sb.runs and None not in sa.runs):
+        findings = (*findings, SINGLE_RUNS)
     return Design(kind, is_paired, matched if is_paired else None, findings)

@@ -244,7 +244,33 @@ def analyze(
         noise_floor=floor,
         warnings=(
             *(_side_coverage(lay, bool(comparisons)) if sides else ()),
+            *_single_run_verdicts(comparisons),
             *(() if floor is None else floor.warnings),
+        ),
+    )
+
+
+def _single_run_verdicts(comparisons: Sequence[ComparisonRow]) -> tuple[Finding, ...]:
+    """One warning for the run set when comparisons of one run against another say slower
+    or faster: their intervals hold the noise within the two runs only (``single-runs``
+    on each comparison, :mod:`tsanalyze.analysis.compare.sides`). On real JMH forks of
+    unchanged code 11 of 49 such comparisons said slower or faster; none of 10 with five
+    forks a side did (Kalibera & Jones 2013)."""
+    single = [c for c in comparisons if any(w.code == "single-runs" for w in c.warnings)]
+    called = [c for c in single if c.verdict in ("slower", "faster")]
+    if not called:
+        return ()
+    names = ", ".join(sorted({c.benchmark for c in called})[:3])
+    more = "" if len({c.benchmark for c in called}) <= 3 else ", ..."
+    return (
+        Finding(
+            "single-run-verdicts",
+            f"{len(called)} of {len(single)} comparisons of one run against another say "
+            f"slower or faster ({names}{more}): runs of the same code can differ by more "
+            "than the noise within a run (JVM forks of unchanged code by up to 43%), which "
+            "one run a side cannot show; measure several runs a side (trials) before "
+            "acting on them",
+            "warning",
         ),
     )
 
