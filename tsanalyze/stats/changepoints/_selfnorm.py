@@ -34,15 +34,33 @@ __all__ = [
 
 def _left_norm(p: Float64Array) -> Float64Array:
     """For prefix sums p (…, L+1) with p[…, 0] = 0, the sums
-    Σ_{t=1..k} (P_t − (t/k) P_k)² for k = 1..L (last axis), via cumulative sums."""
+    Σ_{t=1..k} (P_t − (t/k) P_k)² for k = 1..L (last axis), via cumulative sums:
+    A1 − 2 r A2 + r² A3 with A1 = Σ P_t², A2 = Σ t P_t, A3 = Σ t², r = P_k / k. The
+    arithmetic is done in place, in the same order as the formula (the same floats), so a
+    series of 10^7 samples needs about six arrays of its length here, not ten."""
     length = p.shape[-1] - 1
     t = np.arange(1, length + 1, dtype=np.float64)
     pt = p[..., 1:]
-    a1 = np.cumsum(pt * pt, axis=-1)
-    a2 = np.cumsum(t * pt, axis=-1)
-    a3 = t * (t + 1.0) * (2.0 * t + 1.0) / 6.0
-    r = pt / t
-    out: Float64Array = np.maximum(a1 - 2.0 * r * a2 + r * r * a3, 0.0)
+    a1 = np.multiply(pt, pt)
+    np.cumsum(a1, axis=-1, out=a1)
+    a2 = np.multiply(t, pt)
+    np.cumsum(a2, axis=-1, out=a2)
+    r = np.divide(pt, t)
+    a3 = t + 1.0  # t (t + 1) (2 t + 1) / 6
+    np.multiply(t, a3, out=a3)
+    t *= 2.0
+    t += 1.0
+    a3 *= t
+    a3 /= 6.0
+    del t
+    tmp = np.multiply(2.0, r)
+    tmp *= a2
+    del a2
+    a1 -= tmp
+    np.multiply(r, r, out=tmp)
+    tmp *= a3
+    a1 += tmp
+    out: Float64Array = np.maximum(a1, 0.0, out=a1)
     return out
 
 
@@ -73,21 +91,33 @@ def sn_change_scan(y: Float64Array) -> Float64Array:
 
 
 def scan_and_cusum(y: Float64Array) -> tuple[Float64Array, Float64Array]:
-    """:func:`sn_change_scan` and the CUSUM S_k − (k/L) S_L, k = 1..L−1, it is built on."""
+    """:func:`sn_change_scan` and the CUSUM S_k − (k/L) S_L, k = 1..L−1, it is built on
+    (in place where the formula allows: the same floats with fewer arrays alive)."""
     yc = y - y.mean(axis=-1, keepdims=True)
     length = yc.shape[-1]
-    zero = np.zeros((*yc.shape[:-1], 1))
-    p = np.concatenate([zero, np.cumsum(yc, axis=-1)], axis=-1)
-    pr = np.concatenate([zero, np.cumsum(yc[..., ::-1], axis=-1)], axis=-1)
-    left = _left_norm(p)[..., :-1]  # k = 1..L-1
-    right = _left_norm(pr)[..., length - 2 :: -1]  # the reversed series' left part, j = L-k
+    p = np.zeros((*yc.shape[:-1], length + 1))
+    np.cumsum(yc, axis=-1, out=p[..., 1:])
+    pr = np.zeros_like(p)
+    np.cumsum(yc[..., ::-1], axis=-1, out=pr[..., 1:])
+    del yc
+    v = _left_norm(p)[..., :-1]  # k = 1..L-1
+    v += _left_norm(pr)[..., length - 2 :: -1]  # the reversed series' left part, j = L-k
+    del pr
+    v /= length
     k = np.arange(1, length, dtype=np.float64)
     lam = k / length
     cusum: Float64Array = p[..., 1:length] - lam * p[..., length : length + 1]
-    v = (left + right) / length
-    with np.errstate(divide="ignore", invalid="ignore"):
-        g = np.where(v > 0, cusum * cusum / np.where(v > 0, v, 1.0), 0.0)
-    out: Float64Array = g / (lam * (1.0 - lam))
+    del p
+    bad = ~(v > 0)
+    v[bad] = 1.0
+    g = np.multiply(cusum, cusum)
+    g /= v
+    g[bad] = 0.0
+    del v
+    one_minus = 1.0 - lam
+    lam *= one_minus
+    g /= lam
+    out: Float64Array = g
     return out, cusum
 
 
