@@ -106,8 +106,7 @@ LONG_MEMORY_HINT_RATIO = 1.5
 LARGE_SCALE_RATIO = 2.5
 #: the same check on the indicator 1{x <= median} (the bulk of the distribution): the
 #: ratio at its curve's longest block above this many times what its chosen blocks imply
-#: and its ratio at a sixteenth of that block.
-#: Heavy-tailed delays swamp the samples' curve (a slow wander of the bulk under 8% Pareto
+#: and its ratio at a sixteenth of that block. Heavy-tailed delays swamp the samples' curve (a slow wander of the bulk under 8% Pareto
 #: delays left 98% of series quiet, their median intervals covering 58%); the indicator
 #: is bounded. On i.i.d. samples its top ratio has 95%, 99% and 99.9% points 1.55, 1.95 and
 #: 2.2-2.7 (100 to 5000 samples); quiet real JMH halves whose interval missed the other
@@ -293,10 +292,10 @@ def _variance_of_mean(y: Float64Array, block_size: int, hurst: float) -> tuple[f
 
 def _bulk_wanders(a: Float64Array, b: int) -> bool:
     """Is the indicator 1{x <= median}'s variance-time ratio at its longest block (n / 8)
-    above :data:`LARGE_SCALE_BULK_RATIO` times the inflation its blocks of ``b`` imply
-    (their variance with the residual lag-1 factor) and its ratio at a sixteenth of that
-    block? The median moves with this
-    indicator's mean (Bahadur 1966), and a few huge delays cannot hide its wander."""
+    above :data:`LARGE_SCALE_BULK_RATIO` times both the inflation its blocks of ``b``
+    imply (their variance with the residual lag-1 factor) and its ratio at a sixteenth of
+    that block? The median moves with this indicator's mean (Bahadur 1966), and a few
+    huge delays cannot hide its wander."""
     ind = (a <= np.median(a)).astype(np.float64)
     var_i = float(np.var(ind, ddof=1))
     if var_i == 0.0:

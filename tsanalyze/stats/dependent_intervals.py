@@ -79,10 +79,10 @@ def long_range_ci(
       deviation of the k block medians (batch medians), f their bias-corrected residual
       lag-1 factor as for block means
       (:func:`~tsanalyze.stats.autocorrelation.residual_inflation`). The indicator's
-      linearisation fails there: when the bulk wanders by more than its own width, the blocks' indicator means sit
-      near 0 or 1 and the order statistics of the pooled samples reach into the tails (on
-      half a real JMH series drifting by 1.6%, an interval 7.4% wide, against 2.6% from the
-      block medians).
+      linearisation fails there: when the bulk wanders by more than its own width, the
+      blocks' indicator means sit near 0 or 1 and the order statistics of the pooled
+      samples reach into the tails (on half a real JMH series drifting by 1.6%, an
+      interval 7.4% wide, against 2.6% from the block medians).
 
     q is Student t with Satterthwaite's degrees of freedom for correlated block means
     (:meth:`~tsanalyze.stats.dependence.Dependence.critical_value`). Under Gaussian long
