@@ -238,3 +238,28 @@ def test_severe_outliers_are_not_judged_from_a_handful_of_samples() -> None:
     s = analyze_series(x, rng=0)
     assert s.outliers_severe >= 2
     assert "severe-outliers" in {f.code for f in s.warnings}
+
+
+def test_samples_saved_sorted_are_analysed_whole_as_independent() -> None:
+    # sorted, the samples read as a ramp: the steady-state search cut "warm-ups" and
+    # "cool-downs" and the dependence assessment refused intervals (on the Chen, Revels &
+    # Edelman trials: 74 unbounded and 69 'none' of 210). Their order carries nothing: the
+    # whole series is analysed, shuffled, and the result says so
+    import tsanalyze
+    from tsanalyze.stats.time_order import unsorted
+
+    rng = np.random.default_rng(7)
+    x = 1000 + np.floor(rng.exponential(3.0, 800)) + (rng.random(800) < 0.03) * 150
+    s = np.sort(x)
+    r = analyze_series(s, rng=1)
+    assert (r.start, r.stop, r.classification) == (0, s.size, "raw")
+    assert "sorted-samples" in [w.code for w in r.warnings]
+    shuffled = analyze_series(s[unsorted(s.size)], rng=1, raw=True)
+    assert (r.estimate, r.ci_low, r.ci_high, r.ci_method) == (
+        shuffled.estimate, shuffled.ci_low, shuffled.ci_high, shuffled.ci_method
+    )
+    assert r.ci_method == "order-statistic" and r.ci_low < np.median(x) < r.ci_high
+    # compare sees the same: no pairing by position, no ramp
+    c = tsanalyze.compare(s, np.sort(x * 1.05), rng=0)
+    assert c.verdict == "slower" and 1.03 < c.ratio < 1.07
+    assert [w.code for w in c.warnings].count("sorted-samples") == 2

@@ -34,9 +34,16 @@ from tsanalyze.stats.halves import halves
 from tsanalyze.stats.multimodality import multimodality
 from tsanalyze.stats.outliers import outlier_variance, tukey_fences
 from tsanalyze.stats.ticks import TickArg
+from tsanalyze.stats.time_order import in_sorted_order, sorted_finding, unsorted
 from tsanalyze.stats.timer import timer_check
 
-__all__ = ["SeriesAnalysis", "analysed_segment", "analyze_series", "series_inputs", "stable_rows"]
+__all__ = [
+    "SeriesAnalysis",
+    "analysed_segment",
+    "analyze_series",
+    "series_inputs",
+    "stable_rows",
+]
 
 #: the steady-state search needs this many samples; shorter series are analysed whole
 _MIN_STEADY_STATE = 8
@@ -46,8 +53,6 @@ _MIN_STEADY_STATE = 8
 _MIN_AUTOCORRELATION = 20
 #: ACF lags kept on the result (for the plot and the JSON document)
 _ACF_LAGS = 40
-
-
 @result
 class SeriesAnalysis(Result):
     """What one series says, on its stable segment.
@@ -250,7 +255,7 @@ def analysed_segment(x: ArrayLike, *, evals: int = 1, raw: bool = False) -> tupl
     when it is too short to search, or when it has no stable segment."""
     arr = as_series_array(x, "x", min_size=1)
     n = int(arr.size)
-    if raw or n < _MIN_STEADY_STATE:
+    if raw or n < _MIN_STEADY_STATE or in_sorted_order(arr):
         return 0, n
     ss = steady_state(arr, evals=evals)
     if ss.start is None or ss.stop is None:
@@ -357,6 +362,14 @@ def analyze_series(
     gen, seed = check_rng(rng)
     n = int(arr.size)
     findings: list[Finding] = []
+    if in_sorted_order(arr):
+        # the order carries nothing: analyse the samples as exchangeable, in a fixed
+        # shuffled order (sorted, they would read as a drift or a ramp of steps)
+        perm = unsorted(n)
+        arr = arr[perm]
+        durations = None if durations is None else durations[perm]
+        findings.append(sorted_finding(n))
+        raw = True
 
     start, stop, stable = 0, n, False
     classification = "raw"

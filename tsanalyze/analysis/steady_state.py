@@ -334,6 +334,9 @@ def _refine(
     rss_steps = sum(
         float(np.sum((y[u:v] - y[u:v].mean()) ** 2)) for u, v in itertools.pairwise(cuts)
     )
+    if not rss_steps > 0.0:  # the steps fit the stretch exactly (values on a grid): no
+        # decay fits better (and the criterion's log would be of zero)
+        return _settled(arr, keep, start, stop, ref, segs[first - 1][2] > ref, min_size)
     best = (
         size * math.log(rss_steps / size) + (2.0 * (len(cuts) - 2) + 1.0) * math.log(size),
         start,

@@ -9,6 +9,7 @@ reject.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Literal, get_args
 
@@ -18,7 +19,13 @@ from tsanalyze._result import Finding, Result, result
 from tsanalyze._typing import ArrayLike, RNGType
 from tsanalyze._validation import check_confidence_level, check_positive_int, check_rng
 from tsanalyze.analysis.compare import designs, edges
-from tsanalyze.analysis.compare.sides import PAIRED_TESTS, UNPAIRED_TESTS, as_side, choose_design
+from tsanalyze.analysis.compare.sides import (
+    PAIRED_TESTS,
+    UNPAIRED_TESTS,
+    as_side,
+    choose_design,
+    unsorted_side,
+)
 from tsanalyze.analysis.compare.verdicts import Verdict, decide
 from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.estimators import LocationEstimatorName
@@ -315,8 +322,13 @@ def compare(
         and a["benchmark"].nunique() == 1
     ):
         benchmark = str(a["benchmark"].iloc[0])
-    sa, sb = as_side(a, "a", column), as_side(b, "b", column)
+    (sa, sorted_a), (sb, sorted_b) = (
+        unsorted_side(as_side(a, "a", column), "a"),
+        unsorted_side(as_side(b, "b", column), "b"),
+    )
     design = choose_design(sa, sb, paired=paired, test=test)
+    if sorted_a or sorted_b:
+        design = dataclasses.replace(design, findings=(*sorted_a, *sorted_b, *design.findings))
     gen, seed = check_rng(rng)
     opts = designs.Options(
         estimator, test, confidence_level, ci_method, n_resamples, subsession_threshold, tukey_k

@@ -22,6 +22,7 @@ from tsanalyze._result import Finding
 from tsanalyze._typing import Float64Array
 from tsanalyze._validation import as_series_array
 from tsanalyze.errors import InvalidArgumentError
+from tsanalyze.stats.time_order import in_sorted_order, sorted_finding, unsorted
 
 __all__ = [
     "PAIRED_TESTS",
@@ -31,6 +32,7 @@ __all__ = [
     "Side",
     "as_side",
     "choose_design",
+    "unsorted_side",
 ]
 
 UNPAIRED_TESTS = ("welch", "mann-whitney")
@@ -186,6 +188,21 @@ def as_side(x: Any, name: str, column: str) -> Side:
             return Side((_ROUND_SERIES,), (vals,), (s.index.to_numpy(np.int64),))
         return Side((None,), (as_series_array(x.to_numpy(), name),), (None,))
     return Side((None,), (as_series_array(x, name),), (None,))
+
+
+def unsorted_side(side: Side, name: str) -> tuple[Side, tuple[Finding, ...]]:
+    """``side`` with every run whose samples are in sorted order
+    (:func:`~tsanalyze.stats.time_order.in_sorted_order`) taken in a fixed shuffled
+    order and without rounds (nothing to pair them by), and the ``sorted-samples``
+    warning when there was one: sorted samples read as a ramp, and their dependence
+    assessment would refuse any interval."""
+    flags = [in_sorted_order(v) for v in side.values]
+    if not any(flags):
+        return side, ()
+    values = tuple(v[unsorted(v.size)] if f else v for v, f in zip(side.values, flags, strict=True))
+    rounds = tuple(None if f else r for r, f in zip(side.rounds, flags, strict=True))
+    n = sum(v.size for v, f in zip(side.values, flags, strict=True) if f)
+    return Side(side.runs, values, rounds), (sorted_finding(n, f"side {name}'s"),)
 
 
 def _pair(sa: Side, sb: Side, paired: bool | None) -> tuple[bool, Matched | None]:
