@@ -48,10 +48,10 @@ def in_sorted_order(x: ArrayLike) -> bool:
     a = np.asarray(x, dtype=np.float64)
     if a.ndim != 1 or a.size < MIN_SORTED_N:
         return False
-    d = np.diff(a)
-    if not (bool(np.all(d >= 0)) or bool(np.all(d <= 0))):
-        return False
-    return int(np.count_nonzero(d)) + 1 >= MIN_SORTED_DISTINCT
+    for part in (a[:1000], a):  # most series fail within their first samples
+        if not (bool(np.all(part[1:] >= part[:-1])) or bool(np.all(part[1:] <= part[:-1]))):
+            return False
+    return int(np.count_nonzero(a[1:] != a[:-1])) + 1 >= MIN_SORTED_DISTINCT
 
 
 def unsorted(n: int) -> np.ndarray:
