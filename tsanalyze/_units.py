@@ -27,12 +27,21 @@ __all__ = [
     "format_ratio",
     "format_time",
     "format_times",
+    "name_some",
     "parse_quantity_unit",
     "parse_unit",
     "quote_pvalue",
     "quote_time",
     "time_unit",
 ]
+
+def name_some(names: Iterable[object], limit: int = 3, *, quote: bool = True) -> str:
+    """The first ``limit`` of ``names`` for a message, ``repr``-quoted (or as text), and
+    ", ..." when there are more: ``'a', 'b', 'c', ...``."""
+    items = list(names)
+    shown = ", ".join(repr(n) if quote else str(n) for n in items[:limit])
+    return shown + (", ..." if len(items) > limit else "")
+
 
 #: Every time-unit name tsanalyze reads, in nanoseconds per unit (the one table).
 #: The bare SI prefixes (``n``, ``µ``, ``m``) are benchstat v2's scaled seconds

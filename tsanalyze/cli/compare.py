@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from tsanalyze._units import name_some
 from tsanalyze.cli import _options as opt
 from tsanalyze.cli import report as report_cli
 from tsanalyze.cli._errors import fail
@@ -152,7 +153,7 @@ def _share_a_benchmark(df: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
         out.attrs = df.attrs
         return out
     shown = "; ".join(
-        f"{k}: {', '.join(map(repr, v[:3]))}{', ...' if len(v) > 3 else ''}"
+        f"{k}: {name_some(v)}"
         for k, v in names.items()
     )
     fail(

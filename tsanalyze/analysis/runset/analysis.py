@@ -16,7 +16,7 @@ import pandas as pd
 
 from tsanalyze._result import Finding
 from tsanalyze._typing import ArrayLike, RNGType
-from tsanalyze._units import format_percent, format_pvalue
+from tsanalyze._units import format_percent, format_pvalue, name_some
 from tsanalyze._validation import check_confidence_level, check_positive_int
 from tsanalyze.analysis._seed import root_seed as _root_seed
 from tsanalyze.analysis.compare import Comparison, adjust_verdicts
@@ -260,13 +260,12 @@ def _single_run_verdicts(comparisons: Sequence[ComparisonRow]) -> tuple[Finding,
     called = [c for c in single if c.verdict in ("slower", "faster")]
     if not called:
         return ()
-    names = ", ".join(sorted({c.benchmark for c in called})[:3])
-    more = "" if len({c.benchmark for c in called}) <= 3 else ", ..."
+    names = name_some(sorted({c.benchmark for c in called}), quote=False)
     return (
         Finding(
             "single-run-verdicts",
             f"{len(called)} of {len(single)} comparisons of one run against another say "
-            f"slower or faster ({names}{more}): runs of the same code can differ by more "
+            f"slower or faster ({names}): runs of the same code can differ by more "
             "than the noise within a run (JVM forks of unchanged code by up to 43%), which "
             "one run a side cannot show; measure several runs a side (trials) before "
             "acting on them",
@@ -309,7 +308,7 @@ def _side_coverage(lay: plan.Layout, compared: bool) -> tuple[Finding, ...]:
     if compared:
         return ()
     shown = "; ".join(
-        f"{side}: {', '.join(repr(b) for b in sorted(names)[:3])}{', ...' if len(names) > 3 else ''}"
+        f"{side}: {name_some(sorted(names))}"
         for side, names in list(by_side.items())[:3]
     ) + ("; ..." if len(by_side) > 3 else "")
     return (

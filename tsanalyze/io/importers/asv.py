@@ -50,6 +50,7 @@ from typing import Any
 
 import numpy as np
 
+from tsanalyze._units import name_some
 from tsanalyze.io.importers._builder import RunBuilder
 from tsanalyze.io.importers._files import fail, file_mtime_utc
 from tsanalyze.io.importers._imported import ImportedTable, refuse_options
@@ -179,7 +180,7 @@ def _failed_note(path: Path, failed: dict[Path, list[str]]) -> list[str]:
         return []
     total = sum(len(v) for v in failed.values())
     names = list(dict.fromkeys(n for v in failed.values() for n in v))
-    shown = ", ".join(repr(n) for n in names[:3]) + (", ..." if len(names) > 3 else "")
+    shown = name_some(names)
     where = f"in {len(failed)} results files" if len(failed) > 1 else f"in {next(iter(failed))}"
     return [
         f"{path}: {total} result(s) {where} are null (the benchmark failed, timed out or was "

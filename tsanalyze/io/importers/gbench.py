@@ -169,11 +169,7 @@ class GoogleBenchmarkImporter:
             if bench not in names:
                 names.append(bench)
         if not names and errors and not aggregates:
-            shown = "; ".join(
-                f"{e['name']!r} " + ("skipped" if e.get("skipped") else "failed")
-                + f" ({e['message'] or 'no message'})"
-                for e in errors[:3]
-            )
+            shown = "; ".join(_what_happened(e) for e in errors[:3])
             raise fail(
                 path,
                 "$.benchmarks",
@@ -215,13 +211,15 @@ class GoogleBenchmarkImporter:
             host={"logical_cores": count_field(context, "num_cpus")},
             tool_metadata=tool_meta,
         )
-        notes = [
-            f"{path}: benchmark {e['name']!r} "
-            + ("skipped" if e.get("skipped") else "failed")
-            + f" ({e['message'] or 'no message'}); not imported"
-            for e in errors
-        ]
+        notes = [f"{path}: benchmark {_what_happened(e)}; not imported" for e in errors]
         return builder.build(notes)
+
+
+def _what_happened(error: dict[str, Any]) -> str:
+    """``'name' skipped (message)`` or ``'name' failed (message)`` of an entry that is not
+    a sample."""
+    how = "skipped" if error.get("skipped") else "failed"
+    return f"{error['name']!r} {how} ({error['message'] or 'no message'})"
 
 
 class _CsvRow(JsonPath):

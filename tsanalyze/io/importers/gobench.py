@@ -45,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from tsanalyze._units import parse_unit
+from tsanalyze._units import name_some, parse_unit
 from tsanalyze.io.importers._builder import RunBuilder, extra_columns, identifier
 from tsanalyze.io.importers._files import fail, file_mtime_utc, open_text
 from tsanalyze.io.importers._imported import ImportedTable, refuse_options
@@ -225,9 +225,7 @@ class GoBenchImporter:
                 "",
                 "expected Go benchmark lines ('BenchmarkName  N  value unit ...'), found none"
                 + (
-                    f"; go test reports {len(failed)} failed benchmark(s): "
-                    + ", ".join(repr(n) for n in list(failed)[:3])
-                    + (", ..." if len(failed) > 3 else "")
+                    f"; go test reports {len(failed)} failed benchmark(s): {name_some(failed)}"
                     if failed
                     else ""
                 ),
