@@ -344,11 +344,7 @@ def _foreign_json(
     if kind == "benchmarktools":
         from tsanalyze.io.importers.benchmarktools import ESTIMATES_ONLY, holds_estimates_only
 
-        try:
-            data = json.loads(p.read_text(encoding="utf-8"))
-        except (OSError, ValueError, RecursionError):
-            data = None
-        if holds_estimates_only(data):
+        if holds_estimates_only(_json_or_none(p)):
             raise AuditInputError(f"{source}: a BenchmarkTools.save JSON that {ESTIMATES_ONLY}")
     what = _RAW_FORMATS.get(kind, f"{kind} file")
     raise AuditInputError(
@@ -356,6 +352,15 @@ def _foreign_json(
         f"`tsanalyze report {source}` or compare with `tsanalyze compare A B` "
         f"(`tsanalyze import` converts it to a run file)"
     )
+
+
+def _json_or_none(p: Path) -> Any:
+    """The JSON document in ``p``, or None when it cannot be read as one (the caller then
+    says what the file is)."""
+    try:
+        return json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
 
 
 def _gbench_aggregates(p: Path) -> list[dict[str, Any]]:
@@ -368,10 +373,7 @@ def _gbench_aggregates(p: Path) -> list[dict[str, Any]]:
     ``"time"``), ``n`` = ``repetitions``, all repetitions in one process; the number of
     iterations per repetition is not in these entries.
     """
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return []
+    data = _json_or_none(p)
     entries = data.get("benchmarks") if isinstance(data, dict) else None
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
         return []
