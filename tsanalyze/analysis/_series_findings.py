@@ -106,6 +106,12 @@ def _dependence(s: SeriesAnalysis, by_code: dict[str, Finding]) -> list[Finding]
                 f"subsessions of {s.subsession_size} samples look roughly independent, but "
                 f"longer blocks vary more (large-scale-variance): interval by {s.ci_method}"
             )
+        elif s.ci_method.endswith("long-range"):
+            how = (
+                f"subsessions of {s.subsession_size} samples look roughly independent at lag 1, "
+                f"but correlations decay slowly (long-range dependence): interval by "
+                f"{s.ci_method}"
+            )
         elif any(word in s.ci_method for word in ("subsession", "block", "stationary", "circular")):
             how = f"the interval uses {s.n_subsessions} subsessions of {s.subsession_size} samples"
         else:
