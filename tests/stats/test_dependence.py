@@ -278,10 +278,15 @@ def _wander_under_delays(n: int, reps: int, amp: float, rng: np.random.Generator
 
 def test_a_wander_of_the_bulk_that_heavy_tails_hide_carries_the_interval() -> None:
     # the delays swamp the samples' variance-time curve (the mean's rule does not fire)
-    # but the share of samples below the median varies between long blocks
-    x = _wander_under_delays(2000, 1, 0.3, np.random.default_rng(40))[0]
-    dep = assess_dependence(x)
-    assert dep.large_scale and dep.large_scale_in == "bulk" and not dep.serious
+    # but the share of samples below the median varies between long blocks. (In about
+    # half of such series the wander is a random walk at this length, which the ranks'
+    # long-memory checks see: those are refused as too short; ~40% take the bulk rule)
+    rows = _wander_under_delays(2000, 10, 0.3, np.random.default_rng(40))
+    deps = [assess_dependence(r) for r in rows]
+    bulk = [i for i, d in enumerate(deps) if d.large_scale_in == "bulk"]
+    assert len(bulk) >= 2
+    x, dep = rows[bulk[0]], deps[bulk[0]]
+    assert dep.large_scale and not dep.serious
     (msg,) = [f.message for f in dep.findings if f.code == "large-scale-variance"]
     assert "share of samples below the median" in msg
     med = estimate(x, "median", dependence=dep, rng=1)
@@ -304,3 +309,53 @@ def test_bulk_rule_leaves_plain_heavy_tailed_series_alone() -> None:
     rows += list(1000 * np.exp(0.3 * rng.standard_normal((60, 2000))))
     fired = sum(assess_dependence(r).large_scale_in == "bulk" for r in rows)
     assert fired <= 3
+
+
+def _fgn_under_delays(reps: int, rng: np.random.Generator) -> np.ndarray:
+    """fGn H = 0.8 (sd 2) plus lognormal delays (median ~12) in 10% of 2000 samples."""
+    d = np.exp(rng.normal(2.5, 1.0, (reps, 2000))) * (rng.random((reps, 2000)) < 0.1)
+    return 1000.0 + 2.0 * fgn(2000, 0.8, size=reps, rng=rng) + d
+
+
+def test_long_memory_hidden_by_delays_shows_in_the_ranks() -> None:
+    # the delays swamp the samples' periodogram: their long-memory test does not reject;
+    # on the normal scores of the ranks (scipy's rankdata and norm.ppf here) it does, and
+    # the assessment takes the scores' exponent and says where it saw the memory
+    from tsanalyze.stats.longmemory import long_memory
+
+    x = _fgn_under_delays(1, np.random.default_rng(50))[0]
+    assert long_memory(x).pvalue > 0.05
+    z = stats.norm.ppf(stats.rankdata(x) / (x.size + 1))
+    lz = long_memory(z)
+    assert lz.pvalue < 0.01 and lz.d >= 0.05
+    dep = assess_dependence(x)
+    assert (dep.kind, dep.memory_in, dep.hurst_source) == ("long-range", "ranks", "whittle")
+    assert dep.hurst == pytest.approx(lz.hurst) and dep.long_memory_pvalue == pytest.approx(lz.pvalue)
+    (f,) = [f for f in dep.findings if f.code == "long-range-dependence"]
+    assert f.severity == "serious" and "in the ranks of the samples" in f.message
+    # the interval is the long-range one: 16 block means of the samples
+    assert dep.n_blocks == 16 and dep.variance_inflation > 3.0
+
+
+def test_ranks_are_not_read_on_a_coarse_grid_or_below_500_samples() -> None:
+    # the same series on a grid coarse enough that one value holds more than 5% of the
+    # samples: the scores are a step function of a few values, and their slow variation
+    # is the shares of neighbouring values; below 500 samples no long-memory fit is made
+    x = _fgn_under_delays(1, np.random.default_rng(50))[0]
+    coarse = np.round(x / 4.0) * 4.0
+    top_share = np.unique(coarse, return_counts=True)[1].max() / coarse.size
+    assert top_share > 0.05
+    assert assess_dependence(coarse).memory_in != "ranks"
+    assert assess_dependence(x[:499]).memory_in != "ranks"
+
+
+def test_ranks_keep_plain_series_plain() -> None:
+    # i.i.d. noise with and without Pareto delays and i.i.d. lognormal samples: the checks
+    # on the scores declare or allow for long memory about as rarely as on the samples
+    rng = np.random.default_rng(51)
+    rows = list(_wander_under_delays(2000, 40, 0.0, rng))
+    rows += list(1000 + rng.standard_normal((20, 2000)))
+    rows += list(1000 * np.exp(0.3 * rng.standard_normal((20, 2000))))
+    deps = [assess_dependence(r) for r in rows]
+    assert sum(d.memory_in == "ranks" for d in deps) <= 2
+    assert sum(d.serious for d in deps) <= 1

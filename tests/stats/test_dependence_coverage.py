@@ -163,7 +163,7 @@ def test_slow_wander_under_heavy_tailed_delays_n2000() -> None:
         return 1000.0 + 2.0 * (base + 0.3 * slow) + delays
 
     truth = float(np.median(make(4000, 500, np.random.default_rng(99))))
-    x = make(2000, 150, np.random.default_rng(5))
+    x = make(2000, 300, np.random.default_rng(5))
     quiet = np.zeros(x.shape[0], bool)
     hit = np.zeros(x.shape[0], bool)
     for r in range(x.shape[0]):
@@ -171,8 +171,44 @@ def test_slow_wander_under_heavy_tailed_delays_n2000() -> None:
         e = estimate(x[r], "median", dependence=dep, rng=r)
         quiet[r] = not dep.serious
         hit[r] = e.ci_low <= truth <= e.ci_high
-    assert quiet.mean() >= 0.9  # a wander is not a reason to refuse
-    assert hit[quiet].mean() >= 0.85, hit[quiet].mean()
+    # since 27 November the long-memory checks also read the ranks' normal scores, which
+    # the delays do not swamp: the series get the verdicts of the same wander without
+    # delays (46% quiet there): 59% quiet here, 58% of 400 other series. At 2000 samples
+    # the wander of phi = 0.995 is a random walk in many series, which are refused as
+    # too short for it; they were covered, so the quiet coverage is of harder series:
+    # 0.84 here, 0.90 on the 400. Quiet and wrong stay ~9% of all series, as before:
+    # nothing in them shows the wander (methods page)
+    assert quiet.mean() >= 0.4
+    assert np.mean(quiet & ~hit) <= 0.10, np.mean(quiet & ~hit)
+    assert hit.mean() >= 0.88, hit.mean()
+
+
+@pytest.mark.slow
+def test_long_range_under_heavy_tailed_delays_n2000() -> None:
+    # fGn H = 0.8 (the issue's long-range class, 0% quiet on its own) with 10% of the
+    # samples delayed by lognormal amounts (median ~6 sd of the noise): the delays swamp
+    # the samples' periodogram and variance-time curve, and 98.7% of these series were
+    # quiet, their median, mean and trimmed-mean intervals wrong in 15%, 8% and 18% of
+    # all series. The long-memory checks on the normal scores of the ranks see through
+    # the delays: 6% quiet, wrong in 0.7-1.3%. The marginal does not depend on the
+    # dependence, so the truths are those of 4 * 10^6 independent draws of it (the mean's
+    # exactly: E lognormal(2.5, 1) = e^3)
+    def delays(shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+        return np.exp(rng.normal(2.5, 1.0, shape)) * (rng.random(shape) < 0.1)
+
+    rng = np.random.default_rng(30)
+    big = 2.0 * rng.standard_normal(4_000_000) + delays((4_000_000,), rng)
+    truth = {
+        "median": 1000.0 + float(np.median(big)),
+        "mean": 1000.0 + 0.1 * math.exp(3.0),
+        "trimmed_mean": 1000.0 + float(stats.trim_mean(big, 0.05)),
+    }
+    x = 1000.0 + 2.0 * fgn(2000, 0.8, size=150, rng=31) + delays((150, 2000), rng)
+    res = _run(x, truth)
+    _check(res)
+    for est in LOCATIONS:
+        assert np.mean(res["quiet"] & ~res[est]) <= 0.05, est
+        assert res[est].mean() >= 0.9, (est, res[est].mean())
 
 
 @pytest.mark.slow

@@ -41,14 +41,11 @@ from tsanalyze.stats.acf import integrated_autocorrelation_time
 from tsanalyze.stats.autocorrelation import block_means, lag1, residual_inflation, subsession_size
 from tsanalyze.stats.dependence_findings import dependence_findings, regime_finding
 from tsanalyze.stats.longmemory import (
-    LONG_MEMORY_ALPHA,
-    MIN_N_LONG_MEMORY,
-    LongMemory,
     batch_means_dof,
-    long_memory,
     lrd_variance_factor,
     student_quantile,
 )
+from tsanalyze.stats.memory_call import memory_call
 from tsanalyze.stats.regimes import Regimes, regimes
 from tsanalyze.stats.variance_time import CurveFits, variance_curve
 
@@ -69,35 +66,10 @@ DependenceKind = Literal[
 
 #: fewest samples for which dependence is measured at all
 MIN_N = 20
-#: fewest samples for which the long-memory fit is made (its memory parameter is allowed
-#: for, never declared, below MIN_N_LONG_MEMORY)
-MIN_N_MEMORY_FIT = 500
-#: when the test does not show long memory, an aggregated-variance Hurst exponent above
-#: this makes the interval allow for it
-PLAUSIBLE_HURST = 0.6
-#: ... unless the short-memory variance-time curve fits better, judged only on curves of
-#: at least this many block lengths (fewer cannot tell the two shapes apart)
-MIN_CURVE_POINTS = 8
-#: ... and only when lag-1 exceeds this many standard errors (1 / sqrt(n))
-LAG1_Z = 1.645
-#: the smallest memory parameter d (H = d + 1/2) that counts as long memory (the test's
-#: level and the fewest samples it is asked of: tsanalyze.stats.longmemory)
-LONG_MEMORY_MIN_D = 0.05
 #: above this Hurst exponent the series behaves like a random walk at the scales seen
 MAX_HURST = 0.95
 #: block means behind a long-memory interval
 LONG_MEMORY_BLOCKS = 16
-#: below this p-value (but not LONG_MEMORY_ALPHA) the test declares long memory only when
-#: the variance-time curve agrees (aggregated-variance H > PLAUSIBLE_HURST, lag-1 > 0)
-LONG_MEMORY_ALLOW_ALPHA = 0.05
-#: a fitted memory parameter at least this large (with a positive lag 1) is allowed for
-#: in the interval (an info finding) when the test does not declare long memory
-LONG_MEMORY_HINT_D = 0.1
-#: ... if the variance-time curve agrees: block means at its longest block vary at least
-#: this many times as much as independent samples' would (under long memory with
-#: d >= 0.1 and 500 samples or more, about 2 or more; on real JMH series whose curve
-#: fell below 1, the fit's d alone had widened intervals 1.5-1.7 times)
-LONG_MEMORY_HINT_RATIO = 1.5
 #: the variance-time ratio at the curve's longest block (n / 8 or so) above this many
 #: times the chosen blocks' variance inflation makes that block carry the interval. The
 #: ratio of i.i.d. samples is about chi-square with 15 degrees of freedom over 15 there
@@ -186,6 +158,10 @@ class Dependence(Result):
         intervals (:attr:`large_scale`): the samples' variance-time curve, or that of the
         indicator 1{x <= median} (a wander of the bulk of the distribution that heavy
         tails hide from the samples' curve).
+    memory_in : {"none", "samples", "ranks"}
+        Where the long memory behind ``hurst`` showed: in the samples, or only in the
+        normal scores of their ranks (a few large delays swamp the samples' periodogram
+        and variance-time curve; ranks are not moved by them).
     """
 
     n: int
@@ -210,6 +186,7 @@ class Dependence(Result):
     hurst_source: str = "none"
     regimes: Regimes | None = None
     large_scale_in: str = "none"
+    memory_in: str = "none"
 
     @property
     def serious(self) -> bool:
@@ -433,7 +410,10 @@ def assess_dependence(
        is declared when the test rejects at 1% and d >= 0.05 (H >= 0.55). Its intervals
        use 16 block means and the extrapolation g(16, H)
        (:func:`~tsanalyze.stats.longmemory.lrd_variance_factor`); above H = 0.95 the
-       series behaves like a random walk and no interval is given.
+       series behaves like a random walk and no interval is given. From 500 samples on,
+       when the samples show no long memory, the same checks are made on the normal
+       scores of their ranks (van der Waerden), which a few huge delays cannot swamp
+       (:attr:`Dependence.memory_in`), unless one value holds more than 5% of them.
     3. *Regime switching* (:func:`~tsanalyze.stats.regimes.regimes`): the distribution
        has two or more modes and the series stays on one side of the antimode for
        stretches far longer than independent samples would.
@@ -461,6 +441,8 @@ def assess_dependence(
     Taqqu, M. S., Teverovsky, V., Willinger, W. (1995), Fractals 3(4),
     doi:10.1142/S0218348X95000692.
     Hamilton, J. D. (1989), Econometrica 57(2), doi:10.2307/1912559.
+    van der Waerden, B. L. (1952). Order tests for the two-sample problem and their
+    power. Indagationes Mathematicae 14, 453-458.
 
     Examples
     --------
@@ -557,53 +539,12 @@ def _assess(
     lo = vt.ratios[np.searchsorted(vt.block_sizes, vt.block_sizes[-1] / 16.0)]
     growth = top / float(lo) if lo > 0 else math.nan
     corr_time = max(tau, top, 1.0)
-    lm: LongMemory | None = long_memory(a) if n >= MIN_N_MEMORY_FIT else None
-    tested = lm if n >= MIN_N_LONG_MEMORY else None
     reg: Regimes = regimes(a)
     var_x = float(np.var(a, ddof=1))
 
-    lrd = plausible = hinted = False
-    h_lrd = 0.5
-    if tested is not None and tested.pvalue < LONG_MEMORY_ALPHA and tested.d >= LONG_MEMORY_MIN_D:
-        lrd, h_lrd = True, tested.hurst
-    else:
-        # not shown by the test (or too short to test): allow for the memory the
-        # variance-time curve is consistent with, unless a short-memory curve fits it
-        # better (judged from 8 block lengths on) or lag 1 is not even positive at the
-        # one-sided 5% level
-        # ... and, on shorter curves where the fits cannot be told apart, unless the
-        # curve has stopped rising: long memory makes b * var_b grow at every b up to
-        # n / 8, short memory levels it off (and noise then puts its top anywhere)
-        def srd_better() -> bool:
-            if vt.block_sizes.size >= MIN_CURVE_POINTS:
-                return vt.short_memory_rss < vt.long_memory_rss
-            return bool(vt.ratios.size) and vt.ratios[-1] < float(np.max(vt.ratios))
-
-        positive = r1 > LAG1_Z / math.sqrt(n)
-        # from 1000 samples on the curve alone does not decide (a correlation time of a
-        # few percent of n keeps it rising, and its power-law fit then says H ~ 1); the
-        # test's weaker evidence (p < 5%) with a curve that agrees declares long memory
-        # too (with the test's exponent): such fGn series missed 3 times in 4 as
-        # short-range
-        if (
-            tested is not None
-            and tested.pvalue < LONG_MEMORY_ALLOW_ALPHA
-            and tested.d >= LONG_MEMORY_MIN_D
-            and vt.hurst > PLAUSIBLE_HURST
-            and positive
-        ):
-            lrd, h_lrd = True, tested.hurst
-        elif tested is None and vt.hurst > PLAUSIBLE_HURST and positive and not srd_better():
-            lrd = plausible = True
-            h_lrd = vt.hurst
-        elif lm is not None and lm.d >= LONG_MEMORY_HINT_D and positive and top > LONG_MEMORY_HINT_RATIO:
-            # ... and a memory parameter the test cannot show (or, below 1000 samples,
-            # is not asked to) is allowed for, not declared: weak long memory (ARFIMA
-            # d = 0.1-0.2) passed the test and the subsession rule (block-mean lag 1
-            # ~0.15-0.3 at every block length) and got quiet intervals covering 58-79%;
-            # the curve must agree
-            lrd = plausible = hinted = True
-            h_lrd = lm.hurst
+    call = memory_call(a, r1, vt)
+    lm = call.test
+    lrd, plausible, hinted, h_lrd = call.lrd, call.plausible, call.hinted, call.hurst
     supports = True
     if lrd:
         kind: DependenceKind = "too-short" if plausible else "long-range"
@@ -680,5 +621,6 @@ def _assess(
         ),
         regimes=reg,
         large_scale_in=large_in,
+        memory_in=call.memory_in,
     )
     return dataclasses.replace(dep, findings=tuple(found + dependence_findings(dep, reg)))

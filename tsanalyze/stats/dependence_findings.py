@@ -41,10 +41,17 @@ def dependence_findings(dep: Dependence, reg: Regimes) -> list[Finding]:
     out: list[Finding] = []
     n = dep.n
     lrd = dep.hurst > 0.5
+    # memory that only the ranks showed: say where it was seen
+    where = (
+        " in the ranks of the samples (their normal scores; the largest samples hide it from "
+        "the samples themselves)"
+        if dep.memory_in == "ranks"
+        else ""
+    )
     if lrd and dep.hurst_source == "whittle":
         if dep.supports_interval:
             msg = (
-                f"long-range dependence: correlations decay slowly (Hurst exponent "
+                f"long-range dependence{where}: correlations decay slowly (Hurst exponent "
                 f"{dep.hurst:.2f}, long-memory test {quote_pvalue(dep.long_memory_pvalue)}), so no "
                 "block length makes block means independent. The interval extrapolates "
                 f"the variance of {dep.n_blocks} block means to the whole series with this "
@@ -53,7 +60,7 @@ def dependence_findings(dep: Dependence, reg: Regimes) -> list[Finding]:
             )
         else:
             msg = (
-                f"long-range dependence with Hurst exponent {dep.hurst:.2f}: at this "
+                f"long-range dependence{where} with Hurst exponent {dep.hurst:.2f}: at this "
                 "length the series behaves like a random walk and no interval from it "
                 "can be trusted"
             )
@@ -62,7 +69,7 @@ def dependence_findings(dep: Dependence, reg: Regimes) -> list[Finding]:
         out.append(
             Finding(
                 "long-memory-allowed",
-                f"the long-memory fit finds a memory parameter d = {dep.hurst - 0.5:.2f} "
+                f"the long-memory fit{where} finds a memory parameter d = {dep.hurst - 0.5:.2f} "
                 f"(Hurst exponent {dep.hurst:.2f}) that its test does not show (p = "
                 f"{dep.long_memory_pvalue:.2g}); weak long memory cannot be told from "
                 "short-range dependence here, so the interval allows for it "
@@ -74,7 +81,7 @@ def dependence_findings(dep: Dependence, reg: Regimes) -> list[Finding]:
         out.append(
             Finding(
                 "long-memory-allowed",
-                f"the variance of block means falls slowly with block length (aggregated-"
+                f"the variance of block means{where} falls slowly with block length (aggregated-"
                 f"variance Hurst exponent {dep.hurst:.2f}); long memory is not shown (the "
                 f"test needs {MIN_N_LONG_MEMORY} samples and p < {LONG_MEMORY_ALPHA:g}) but "
                 "cannot be told from short-range dependence, so the interval allows for it "
@@ -87,9 +94,9 @@ def dependence_findings(dep: Dependence, reg: Regimes) -> list[Finding]:
     if not dep.supports_interval and not (lrd and dep.hurst_source == "whittle"):
         if lrd:
             slow = (
-                "the long-memory fit finds slowly decaying correlations"
+                f"the long-memory fit{where} finds slowly decaying correlations"
                 if dep.hurst_source == "whittle-allowed"
-                else "the variance of block means falls slowly with block length"
+                else f"the variance of block means{where} falls slowly with block length"
             )
             why = (
                 f"{slow} (Hurst exponent ~{dep.hurst:.2f}), as if only "
