@@ -187,6 +187,7 @@ class Dependence(Result):
     regimes: Regimes | None = None
     large_scale_in: str = "none"
     memory_in: str = "none"
+    cycle_period: float = math.nan
 
     @property
     def serious(self) -> bool:
@@ -413,7 +414,9 @@ def assess_dependence(
        series behaves like a random walk and no interval is given. From 500 samples on,
        when the samples show no long memory, the same checks are made on the normal
        scores of their ranks (van der Waerden), which a few huge delays cannot swamp
-       (:attr:`Dependence.memory_in`), unless one value holds more than 5% of them.
+       (:attr:`Dependence.memory_in`), unless one value holds more than 5% of them. A
+       cycle is set aside before (:attr:`Dependence.cycle_period`): the test takes a
+       spectral peak at a low frequency for long memory.
     3. *Regime switching* (:func:`~tsanalyze.stats.regimes.regimes`): the distribution
        has two or more modes and the series stays on one side of the antimode for
        stretches far longer than independent samples would.
@@ -622,5 +625,6 @@ def _assess(
         regimes=reg,
         large_scale_in=large_in,
         memory_in=call.memory_in,
+        cycle_period=call.cycle,
     )
     return dataclasses.replace(dep, findings=tuple(found + dependence_findings(dep, reg)))

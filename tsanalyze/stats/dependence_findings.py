@@ -9,6 +9,7 @@ switching, too short for its dependence).
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from tsanalyze._result import Finding
@@ -86,6 +87,17 @@ def dependence_findings(dep: Dependence, reg: Regimes) -> list[Finding]:
                 f"test needs {MIN_N_LONG_MEMORY} samples and p < {LONG_MEMORY_ALPHA:g}) but "
                 "cannot be told from short-range dependence, so the interval allows for it "
                 f"(~{dep.effective_sample_size:.0f} effective samples of {n} for the mean)",
+                "info",
+            )
+        )
+    if math.isfinite(dep.cycle_period):
+        out.append(
+            Finding(
+                "cycle",
+                f"the series repeats a cycle of ~{dep.cycle_period:.0f} samples "
+                f"({n / dep.cycle_period:.0f} periods); the long-memory checks set it aside "
+                "(a cycle's peak in the spectrum passes for long memory there, and the cycle "
+                "averages out over many periods)",
                 "info",
             )
         )
