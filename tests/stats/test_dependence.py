@@ -401,3 +401,21 @@ def test_no_cycle_is_found_in_noise_or_long_memory() -> None:
     rows += list(_ar1(2000, 0.97, 62, size=60))
     found = sum(math.isfinite(without_cycle(r)[1]) for r in rows)
     assert found <= 2
+
+
+def test_the_cycle_check_does_not_depend_on_the_scale_of_the_values() -> None:
+    # the periodogram of a series of values near 1e300 overflowed (a RuntimeWarning, and
+    # no cycle found) before the check worked on the series scaled to its largest
+    # deviation
+    import warnings
+
+    from tsanalyze.stats.memory_call import without_cycle
+
+    x = _sine_plus_noise(1, 20_000, 300.0, np.random.default_rng(64))[0] / 1000.0
+    y1, p1 = without_cycle(x)
+    for scale in (1e-300, 1e300):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            y, p = without_cycle(x * scale)
+        assert p == p1
+        np.testing.assert_allclose(y / scale, y1, rtol=1e-9)

@@ -232,7 +232,12 @@ def without_cycle(a: Float64Array) -> tuple[Float64Array, float]:
     """
     n = a.size
     h = CYCLE_NEIGHBOURS
-    p = np.abs(np.fft.rfft(a - a.mean())[1:]) ** 2  # j = 1 .. n // 2
+    d = a - a.mean()
+    scale = float(np.max(np.abs(d))) if n else 0.0
+    if not scale > 0.0:
+        return a, math.nan
+    d = d / scale  # (the ratios do not depend on the scale; values up to 1e150 are allowed)
+    p = np.abs(np.fft.rfft(d)[1:]) ** 2  # j = 1 .. n // 2
     lo, hi = MIN_CYCLES - 1, n // 4  # (indices of j = MIN_CYCLES .. n / 4)
     if hi - lo < 1 or p.size < hi + h + 2:
         return a, math.nan
@@ -251,12 +256,12 @@ def without_cycle(a: Float64Array) -> tuple[Float64Array, float]:
     # peaks (p index i is i + 1 periods), and the least-squares sinusoid at it
     t = np.arange(n)
     freqs = np.linspace(j[k], j[k] + 2, 41)
-    power = np.abs(np.exp(-2j * math.pi * np.outer(freqs, t) / n) @ (a - a.mean()))
+    power = np.abs(np.exp(-2j * math.pi * np.outer(freqs, t) / n) @ d)
     cycles = float(freqs[int(np.argmax(power))])
     w = 2.0 * math.pi * cycles / n
     design = np.column_stack((np.ones(n), np.cos(w * t), np.sin(w * t)))
-    coef, *_ = np.linalg.lstsq(design, a, rcond=None)
-    out: Float64Array = a - design[:, 1:] @ coef[1:]
+    coef, *_ = np.linalg.lstsq(design, d, rcond=None)
+    out: Float64Array = a - scale * (design[:, 1:] @ coef[1:])
     return out, n / cycles
 
 
