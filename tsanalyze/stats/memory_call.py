@@ -5,7 +5,9 @@ only in the ranks of them.
 (:func:`tsanalyze.stats.dependence.assess_dependence`): the Whittle test of long memory
 against AR(1) plus noise, the fit's memory parameter, the variance-time curve and lag 1,
 read first on the samples and then, when they show nothing, on the normal scores of their
-ranks, which a few huge delays cannot swamp.
+ranks, which a few huge delays cannot swamp. A cycle that repeats in the series
+(:func:`without_cycle`) is set aside first: a spectral peak at a low frequency passes for
+long memory in the test.
 """
 
 from __future__ import annotations
