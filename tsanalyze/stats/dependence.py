@@ -40,6 +40,7 @@ from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.acf import integrated_autocorrelation_time
 from tsanalyze.stats.autocorrelation import block_means, lag1, residual_inflation, subsession_size
 from tsanalyze.stats.dependence_findings import dependence_findings, regime_finding
+from tsanalyze.stats.exceedance import far_from_bulk, varies_at_large_scale
 from tsanalyze.stats.longmemory import (
     batch_means_dof,
     lrd_variance_factor,
@@ -47,7 +48,7 @@ from tsanalyze.stats.longmemory import (
 )
 from tsanalyze.stats.memory_call import memory_call
 from tsanalyze.stats.regimes import Regimes, regimes
-from tsanalyze.stats.variance_time import CurveFits, variance_curve
+from tsanalyze.stats.variance_time import CurveFits
 
 __all__ = [
     "Dependence",
@@ -76,14 +77,6 @@ LONG_MEMORY_BLOCKS = 16
 #: (overlapping batch means of 11 blocks), 2.5 its 99.9% point; real JMH series whose
 #: samples looked independent reached 2.5-3.5
 LARGE_SCALE_RATIO = 2.5
-#: the same check on the indicator 1{x <= median} (the bulk of the distribution): the
-#: ratio at its curve's longest block above this many times what its chosen blocks imply
-#: and its ratio at a sixteenth of that block. Heavy-tailed delays swamp the samples' curve (a slow wander of the bulk under 8% Pareto
-#: delays left 98% of series quiet, their median intervals covering 58%); the indicator
-#: is bounded. On i.i.d. samples its top ratio has 95%, 99% and 99.9% points 1.55, 1.95 and
-#: 2.2-2.7 (100 to 5000 samples); quiet real JMH halves whose interval missed the other
-#: half's median reached 1.8-2.5
-LARGE_SCALE_BULK_RATIO = 2.0
 #: fewest effective samples (n / long-run variance factor) for an honest interval
 MIN_EFFECTIVE_N = 20.0
 #: above this many samples Geyer's integrated time is not computed (see the code)
@@ -153,11 +146,13 @@ class Dependence(Result):
     regimes : Regimes or None
         The regime-switching check (:func:`~tsanalyze.stats.regimes.regimes`), whose levels
         the ``regime-switching`` finding quotes; None when dependence was not measured.
-    large_scale_in : {"none", "samples", "bulk"}
+    large_scale_in : {"none", "samples", "bulk", "delays"}
         What showed the variance at large scales that made the longest blocks carry the
-        intervals (:attr:`large_scale`): the samples' variance-time curve, or that of the
+        intervals (:attr:`large_scale`): the samples' variance-time curve, that of the
         indicator 1{x <= median} (a wander of the bulk of the distribution that heavy
-        tails hide from the samples' curve).
+        tails hide from the samples' curve), or that of the indicator of samples far from
+        the bulk (a delay rate that switches over long stretches, moving the median:
+        :mod:`tsanalyze.stats.exceedance`).
     memory_in : {"none", "samples", "ranks"}
         Where the long memory behind ``hurst`` showed: in the samples, or only in the
         normal scores of their ranks (a few large delays swamp the samples' periodogram
@@ -268,26 +263,26 @@ def _variance_of_mean(y: Float64Array, block_size: int, hurst: float) -> tuple[f
     return s2 / k * residual_inflation(means), means
 
 
-def _bulk_wanders(a: Float64Array, b: int) -> bool:
-    """Is the indicator 1{x <= median}'s variance-time ratio at its longest block (n / 8)
-    above :data:`LARGE_SCALE_BULK_RATIO` times both the inflation its blocks of ``b``
-    imply (their variance with the residual lag-1 factor) and its ratio at a sixteenth of
-    that block? The median moves with this indicator's mean (Bahadur 1966), and a few
-    huge delays cannot hide its wander."""
-    ind = (a <= np.median(a)).astype(np.float64)
-    var_i = float(np.var(ind, ddof=1))
-    if var_i == 0.0:
-        return False
-    bs, _, ratios = variance_curve(ind, 8)
-    top = float(ratios[-1])
-    implied = a.size * _variance_of_mean(ind, b, 0.5)[0] / var_i if b > 1 else 1.0
-    # ... and than its own curve at a sixteenth of that block: short-range dependence of
-    # the indicator (which the median's interval allows for with its integrated time:
-    # rate-modulated delays make it dependent while the samples' blocks look
-    # independent) has levelled off there, a wander has not
-    mid = float(np.interp(math.log(bs[-1] / 16.0), np.log(bs), ratios))
-    short = max(implied, mid, 1.0)
-    return top > LARGE_SCALE_BULK_RATIO * short
+def _indicator_wanders(a: Float64Array, b: int) -> str:
+    """Which indicator of the series varies at large scales more than its blocks of ``b``
+    imply (:func:`~tsanalyze.stats.exceedance.varies_at_large_scale`): ``"bulk"``, the
+    share of samples below the median (Bahadur: the median moves with it), ``"delays"``,
+    the share far from the bulk (:func:`~tsanalyze.stats.exceedance.far_from_bulk`: a
+    switching delay rate moves the median), or ``"none"``. A few huge delays cannot hide
+    either: both are bounded."""
+    med = float(np.median(a))
+    for name in ("bulk", "delays"):
+        # (the delay indicator only when the bulk's does not show it)
+        ind = (a <= med).astype(np.float64) if name == "bulk" else far_from_bulk(a, med)
+        if ind is None:
+            continue
+        var_i = float(np.var(ind, ddof=1))
+        if var_i == 0.0:
+            continue
+        implied = a.size * _variance_of_mean(ind, b, 0.5)[0] / var_i if b > 1 else 1.0
+        if varies_at_large_scale(ind, implied):
+            return name
+    return "none"
 
 
 def long_run_variance(x: ArrayLike, dependence: Dependence | None = None) -> float:
@@ -585,13 +580,14 @@ def _assess(
             # the interval's of the non-overlapping ones)
             if v_top > vmean:
                 b, vmean, means, large_in = b_top, v_top, means_top, "samples"
-        if large_in == "none" and b_top > b and _bulk_wanders(a, b):
-            # the bulk wanders where heavy tails hide it from the samples' curve: the
-            # longest blocks carry the intervals (each estimator's influence series is
-            # averaged over them, the median's indicator among them); the mean's own
-            # variance is never taken lower
+        wanders = _indicator_wanders(a, b) if large_in == "none" and b_top > b else "none"
+        if wanders != "none":
+            # the bulk wanders, or the delay rate switches, where heavy tails hide it
+            # from the samples' curve: the longest blocks carry the intervals (each
+            # estimator's influence series is averaged over them, the median's
+            # indicator among them); the mean's own variance is never taken lower
             v_top, means = _variance_of_mean(a, b_top, hurst)
-            b, vmean, large_in = b_top, max(vmean, v_top), "bulk"
+            b, vmean, large_in = b_top, max(vmean, v_top), wanders
         if large_in != "none" and kind == "independent":
             kind = "short-range"
     if not supports:

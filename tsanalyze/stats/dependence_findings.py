@@ -135,13 +135,18 @@ def dependence_findings(dep: Dependence, reg: Regimes) -> list[Finding]:
             )
         )
     elif dep.large_scale:
-        what = (
-            f"the share of samples below the median varies between blocks of {dep.block_size} "
-            "more than those blocks imply (the typical sample wanders slowly; the largest "
-            "samples hide it from the means)"
-            if dep.large_scale_in == "bulk"
-            else f"means of {dep.block_size} samples vary more than those blocks imply (a "
-            "slow wander or a cycle longer than the blocks)"
+        what = {
+            "bulk": f"the share of samples below the median varies between blocks of "
+            f"{dep.block_size} more than those blocks imply (the typical sample wanders "
+            "slowly; the largest samples hide it from the means)",
+            "delays": f"the share of samples far from the bulk (the delays) varies between "
+            f"blocks of {dep.block_size} more than those blocks imply (the rate of the "
+            "largest samples switches over long stretches, and the median and the mean "
+            "move with it)",
+        }.get(
+            dep.large_scale_in,
+            f"means of {dep.block_size} samples vary more than those blocks imply (a slow "
+            "wander or a cycle longer than the blocks)",
         )
         out.append(
             Finding(

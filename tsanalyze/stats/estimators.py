@@ -392,9 +392,9 @@ def estimate(
       ``"batch-medians-large-scale"``, the same function with H = 1/2) when short
       blocks look independent but the means of the variance-time curve's longest blocks
       vary more than 2.5 times as much as those blocks imply, or the share of samples
-      below the median does more than 2 times (a slow wander, a long cycle, a wander of
-      the typical sample under heavy-tailed delays; an info finding
-      ``large-scale-variance``);
+      below the median, or far from the bulk, does more than 2 times (a slow wander, a
+      long cycle, a wander of the typical sample under heavy-tailed delays, a delay rate
+      that switches; an info finding ``large-scale-variance``);
     - otherwise the intervals below. Regime switching adds a serious finding.
 
     *Median*: distribution-free order-statistic interval, exactly benchstat's for

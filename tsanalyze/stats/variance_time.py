@@ -31,6 +31,7 @@ __all__ = [
     "CurveFits",
     "VarianceTime",
     "aggregated_variance_fit",
+    "curve_top",
     "hurst_margin",
     "robust_hurst",
     "short_memory_fit",
@@ -148,8 +149,16 @@ def variance_curve(
     :func:`aggregated_variance_fit` and :func:`short_memory_fit` of the curve, for callers
     that need them only sometimes (each is a nonlinear least-squares fit).
     """
+    bs = _block_grid(a.size, min_blocks)
+    var = _obm_variances(a, bs)
+    v1 = var[0] if var.size and var[0] > 0 else math.nan
+    ratios = bs * var / v1 if math.isfinite(v1) else np.full(bs.size, math.nan)
+    return bs.astype(np.float64), var, np.asarray(ratios, dtype=np.float64)
+
+
+def _obm_variances(a: Float64Array, bs: np.ndarray) -> Float64Array:
+    """Overlapping-batch-means variances of the means of ``bs`` consecutive samples."""
     n = a.size
-    bs = _block_grid(n, min_blocks)
     d = a - a.mean()
     cs = np.concatenate(([0.0], np.cumsum(d)))
     var = np.empty(bs.size)
@@ -159,9 +168,29 @@ def variance_curve(
         step = max(1, int(b) // 4) if n > _STRIDE_ABOVE else 1
         w = cs[b::step] - cs[: cs.size - b : step]
         var[i] = float(np.dot(w, w)) / (w.size * float(b) * float(b))
-    v1 = var[0] if var.size and var[0] > 0 else math.nan
-    ratios = bs * var / v1 if math.isfinite(v1) else np.full(bs.size, math.nan)
-    return bs.astype(np.float64), var, np.asarray(ratios, dtype=np.float64)
+    return var
+
+
+def curve_top(a: Float64Array, min_blocks: int = 8) -> tuple[float, float]:
+    """The ratios b var_b / var_1 of :func:`variance_curve` at its longest block and,
+    interpolated on the log scale between its neighbouring block lengths, at a sixteenth
+    of that block: the same numbers from four block lengths instead of all of them.
+
+    ``a`` is a checked series of at least ``2 * min_blocks`` values; (NaN, NaN) when it is
+    constant.
+    """
+    grid = _block_grid(a.size, min_blocks)
+    if grid.size == 0:
+        return math.nan, math.nan
+    top = float(grid[-1])
+    j = int(np.clip(np.searchsorted(grid, top / 16.0), 1, grid.size - 1))
+    bs = np.unique(np.array([1, grid[j - 1], grid[j], grid[-1]], dtype=np.int64))
+    var = _obm_variances(a, bs)
+    if not var[0] > 0:
+        return math.nan, math.nan
+    ratios = bs * var / var[0]
+    mid = float(np.interp(math.log(top / 16.0), np.log(bs.astype(np.float64)), ratios))
+    return float(ratios[-1]), mid
 
 
 def _ar_curve(b: Float64Array, rho: float) -> Float64Array:
