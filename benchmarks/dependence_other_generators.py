@@ -19,8 +19,10 @@ With ``--delays``, long memory and a cycle under heavy-tailed delays instead (th
 interval; noise sd 2, level 1000): fGn H = 0.8 and ARFIMA(0, d, 0) (scaled to unit
 variance) plus lognormal(2.5, 1) delays in 10% of the samples or Pareto(1.5) x 8 delays in
 8%, and white noise plus a sine of half its sd with a period of 300 samples, with and
-without delays. The truth is the median of the marginal (4 * 10^6 independent draws; the
-marginal does not depend on the dependence).
+without delays; and white noise plus lognormal delays whose rate switches between 2% and
+20% of the samples (a two-state Markov chain, mean sojourns of 200 or 500 samples in
+each). The truth is the median of the marginal (4 * 10^6 independent draws; the marginal
+does not depend on the dependence).
 
     python benchmarks/dependence_other_generators.py [--reps 150] [--seed 11] [--delays]
 """
@@ -33,7 +35,7 @@ import math
 import numpy as np
 from scipy import signal
 
-from tsanalyze.datasets_dependent import fgn
+from tsanalyze.datasets_dependent import fgn, markov_modes
 from tsanalyze.stats.dependence import assess_dependence
 from tsanalyze.stats.estimators import estimate
 
@@ -150,22 +152,45 @@ def under_delays(reps: int, rng: np.random.Generator) -> None:
             big = 2.0 * big + delays(big.shape)
         else:
             x, big = 2.0 * x, 2.0 * big
-        truth = 1000.0 + float(np.median(big))
-        quiet = covered = quiet_covered = 0
-        for i, row in enumerate(1000.0 + x):
-            dep = assess_dependence(row)
-            e = estimate(row, "median", dependence=dep, rng=i)
-            hit = e.ci_low <= truth <= e.ci_high
-            covered += hit
-            if not dep.serious:
-                quiet += 1
-                quiet_covered += hit
-        qc = f"{quiet_covered / quiet:.2f}" if quiet else "-"
-        print(
-            f"| {name} | {quiet / reps:.2f} | {qc} | {covered / reps:.2f} | "
-            f"{(quiet - quiet_covered) / reps:.3f} |",
-            flush=True,
+        _median_row(name, 1000.0 + x, 1000.0 + float(np.median(big)))
+    # bursty delays (their own stream: the rows above keep their numbers): white noise
+    # plus lognormal delays whose rate switches between two values as a two-state Markov
+    # chain with equal mean sojourns; the marginal is the noise plus delays at the mean rate
+    burst = np.random.default_rng(rng.bit_generator.seed_seq.spawn(1)[0])  # type: ignore[attr-defined]
+    for lo, hi, sojourn in ((0.02, 0.2, 200.0), (0.02, 0.2, 500.0)):
+        state = markov_modes(n, (sojourn, sojourn), size=reps, rng=burst)
+        rate = np.where(state == 1, hi, lo)
+        x = 2.0 * burst.standard_normal((reps, n)) + lognormal_at(rate, burst)
+        big = 2.0 * burst.standard_normal(4_000_000) + lognormal_at(
+            np.full(4_000_000, (lo + hi) / 2.0), burst
         )
+        name = f"white noise + lognormal delays at a rate switching {lo:.0%} <-> {hi:.0%} (sojourns {sojourn:.0f})"
+        _median_row(name, 1000.0 + x, 1000.0 + float(np.median(big)))
+
+
+def lognormal_at(rate: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """lognormal(2.5, 1) delays, each sample delayed with its own probability ``rate``."""
+    return np.exp(rng.normal(2.5, 1.0, rate.shape)) * (rng.random(rate.shape) < rate)
+
+
+def _median_row(name: str, x: np.ndarray, truth: float) -> None:
+    """One row of the ``--delays`` table: the median's interval on each series of ``x``."""
+    reps = x.shape[0]
+    quiet = covered = quiet_covered = 0
+    for i, row in enumerate(x):
+        dep = assess_dependence(row)
+        e = estimate(row, "median", dependence=dep, rng=i)
+        hit = e.ci_low <= truth <= e.ci_high
+        covered += hit
+        if not dep.serious:
+            quiet += 1
+            quiet_covered += hit
+    qc = f"{quiet_covered / quiet:.2f}" if quiet else "-"
+    print(
+        f"| {name} | {quiet / reps:.2f} | {qc} | {covered / reps:.2f} | "
+        f"{(quiet - quiet_covered) / reps:.3f} |",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":
