@@ -249,7 +249,8 @@ def test_bursty_delays_n2000() -> None:
     res = _run(x, truth)
     seen = np.array([(d.serious or d.large_scale) for d in map(assess_dependence, x)])
     # the switching is seen (a serious finding, or the longest blocks carry the interval)
-    # in 87% of the series (74% before)
+    # in 87% of 1000 series (74% before); of these 300, 88% (76% on the code before, whose
+    # mean's and trimmed mean's intervals were quiet and wrong in 10.3% and 13% of them)
     assert seen.mean() >= 0.82, seen.mean()
     ok, why = _quiet_ok(res["median"], res["quiet"])
     assert ok, why
