@@ -71,9 +71,9 @@ def far_from_bulk(a: Float64Array, median: float | None = None) -> Float64Array 
 
     References
     ----------
-    Hampel, F. R. (1974). The influence curve and its role in robust estimation. Journal
-    of the American Statistical Association 69(346), 383-393,
-    doi:10.1080/01621459.1974.10482962 (the MAD as a robust scale, 1.4826 MAD).
+    Hampel, F. R., Ronchetti, E. M., Rousseeuw, P. J., Stahel, W. A. (1986). Robust
+    Statistics: The Approach Based on Influence Functions. Wiley,
+    doi:10.1002/9781118186435 (the MAD as a robust scale, 1.4826 MAD).
     """
     n = a.size
     med = float(np.median(a)) if median is None else median
