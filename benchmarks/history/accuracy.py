@@ -15,8 +15,9 @@ reported changes; *precision (any width)* counts a change as a true step's when 
 holds the true commit (or, leniently, one within 2 commits of it) whatever the set's
 width: a wide set is a true change honestly located, not a false alarm (for asv's single
 commits the two are the same). ``False/stationary`` = changes reported in stationary
-benchmarks per benchmark; ``spike`` = changes whose set holds a spike's commit and no true
-step's (for asv: a change at a spike's commit that is not a true step's).
+benchmarks per benchmark; ``spike`` = changes whose set of at most 15 commits holds a
+spike's commit and no true step's (for asv: a change at a spike's commit that is not a
+true step's).
 
 With ``--kinds``, the other kinds of change instead (drifts, regressions that recovered,
 machine changes). Each history has 20 benchmarks of 150 commits with the same noise, 10
@@ -97,10 +98,13 @@ def score_ours(h, steps, spikes, tol, sizes=None, by_size=None):  # type: ignore
         tp_any += true is not None and holds_step(commits, true)
         if true is None:
             fp_stat += 1
-        # a spike reported as a change: the set holds a spike's commit and no true step's
-        # (a true step found with a set wide enough to reach a spike is not one)
-        if any((c["benchmark"], int(x, 16)) in spike_at for x in commits) and not (
-            true is not None and holds_step(commits, true)
+        # a spike reported as a change: a set of at most 15 commits holds a spike's
+        # commit and no true step's (a true step found with a set wide enough to reach a
+        # spike is not one, nor is a false change whose set spans 40 commits)
+        if (
+            len(commits) <= 15
+            and any((c["benchmark"], int(x, 16)) in spike_at for x in commits)
+            and not (true is not None and holds_step(commits, true))
         ):
             spike_hits += 1
     for b, at in steps.items():

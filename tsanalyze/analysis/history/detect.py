@@ -8,9 +8,9 @@ scan. So the false-alarm rate of the first test of a series is the level it is r
 whatever the noise's size and dependence, as far as the fitted model holds.
 
 The scan is the likelihood-ratio (GLS) scan under the fitted AR(1)-plus-white noise
-(:class:`.scan.GlsScan`) on the despiked series, unless the series' commit-to-commit
-differences have too many wild jumps for that model (a machine switching between speed
-regimes); then it is the bounded CUSUM of levels (:func:`.scan.scan`) on the series'
+(:class:`.scan.GlsScan`) on the despiked series, its one-run spikes (:func:`.scan.spikes`)
+missing, unless the series' commit-to-commit differences have too many wild jumps for
+that model (a machine switching between speed regimes); then it is the bounded CUSUM of levels (:func:`.scan.scan`) on the series'
 running median of three (:func:`.scan.median3`). The noise of a series the model
 describes is fitted by Whittle's likelihood (:func:`.noise.fit_noise_whittle`), that of
 a regime-switching one by the robust variogram (:func:`.noise.fit_noise`).
@@ -65,6 +65,7 @@ from tsanalyze.analysis.history.scan import (
     despike,
     median3,
     scan,
+    spikes,
     tail_pvalue,
 )
 from tsanalyze.stats.bootstrap import resample_indices
@@ -171,7 +172,13 @@ class SeriesDetector:
         # series' median stands for every run (weights from noisy estimates would make
         # the standardised noise heteroscedastic where the real noise is not)
         w = np.full(x.size, float(np.median(within_var)) if x.size else 0.0)
-        # spikes bounded before any scan, the same way for the data and the null
+        # spikes bounded before any scan, the same way for the data and the null; the
+        # data's one-run spikes are missing to the GLS scan (of the data and the null
+        # alike): bounded, a spike beside a step still sided with one of its levels and
+        # drew the step's commit set onto itself
+        self.spikes = spikes(x)
+        # (the wild share reads the plainly despiked series: a machine switching speed
+        # regimes from run to run has excursions at many commits, each other's neighbours)
         self.xd: Float64Array = despike(x)
         # series the AR(1)-plus-white model describes get the efficient Whittle fit (on
         # the despiked series) and the GLS scan; regime-switching ones the robust
@@ -190,11 +197,16 @@ class SeriesDetector:
         self._full_null: Scan | None = None
         self.use_gls = not self.degenerate and not self.wild
 
+    def despike(self, rows: Float64Array, lo: int = 0) -> Float64Array:
+        """:func:`.scan.despike` of ``rows`` (commits ``lo`` on), the series' spikes
+        nobody's neighbours (the data's and the null's rows alike)."""
+        return despike(rows, missing=self.spikes[lo : lo + rows.shape[-1]])
+
     def _fit(self, x: Float64Array, runs: Float64Array, w: Float64Array) -> NoiseModel:
         """The noise fit in use: Whittle's on the despiked series, or the robust
         variogram's on a regime-switching one."""
         if self.whittle:
-            return fit_noise_whittle(despike(x), runs, w)
+            return fit_noise_whittle(self.despike(x), runs, w)
         return fit_noise(x, runs, w)
 
     def __getstate__(self) -> dict[str, object]:
@@ -224,7 +236,7 @@ class SeriesDetector:
     def _scan(self, rows: Float64Array, lo: int, hi: int, g: GlsScan | None = None) -> Scan:
         """The scan in use over [lo, hi) of ``rows`` (despiked for the GLS scan)."""
         if self.use_gls:
-            return (g or self.gls(lo, hi)).scan(despike(rows), self.min_seg)
+            return (g or self.gls(lo, hi)).scan(self.despike(rows, lo), self.min_seg)
         # the CUSUM is for regime-switching series: their one-commit regime excursions,
         # which Huber's ψ only bounds, are removed first (the same for the null)
         return scan(median3(rows) if self.wild else rows, self.sd[lo:hi], min_seg=self.min_seg)
@@ -233,9 +245,14 @@ class SeriesDetector:
         """The GLS scan of commits [lo, hi) under the fitted noise (cached)."""
         key = (lo, hi)
         if key not in self._scans:
-            m = self.model
-            self._scans[key] = GlsScan(m.sd_wander, m.phi, m.white_var[lo:hi])
+            self._scans[key] = self.gls_of(self.model, lo, hi)
         return self._scans[key]
+
+    def gls_of(self, m: NoiseModel, lo: int, hi: int) -> GlsScan:
+        """The GLS scan of commits [lo, hi) under the noise model ``m``, the series'
+        spikes (:func:`.scan.spikes`) missing."""
+        white = np.where(self.spikes[lo:hi], np.inf, m.white_var[lo:hi])
+        return GlsScan(m.sd_wander, m.phi, white)
 
     def _predictive_null(self, n_null: int, n_refit: int) -> Float64Array:
         """Null series that carry the uncertainty of the fitted noise: ``n_refit`` series
@@ -300,7 +317,7 @@ class SeriesDetector:
         """
         n, m = self.x.size, rows.shape[0]
         reg = self.gls(0, n).regressors  # (n - 1, n), unit rows (or zero)
-        y = self.gls(0, n).whiten(despike(rows))
+        y = self.gls(0, n).whiten(self.despike(rows))
         idx = np.arange(1, n)
         score_y = y @ reg.T  # (m, n - 1): each candidate's score alone
         norm2 = np.broadcast_to(np.einsum("ij,ij->i", reg, reg), (m, n - 1)).copy()
@@ -331,9 +348,9 @@ class SeriesDetector:
         despiked, as the scans see them)."""
         if rows.shape[-1] < 8:  # no Whittle likelihood below 8 commits: nothing to gain
             return np.zeros((rows.shape[0], splits.shape[1]))
-        base = whittle_logliks(despike(rows))
+        base = whittle_logliks(self.despike(rows))
         out: Float64Array = np.stack(
-            [whittle_logliks(despike(self._without_steps(rows, splits[:, : j + 1]))) - base
+            [whittle_logliks(self.despike(self._without_steps(rows, splits[:, : j + 1]))) - base
              for j in range(splits.shape[1])], axis=1)  # fmt: skip
         return out
 
@@ -448,7 +465,7 @@ class SeriesDetector:
         z = g.regressors_of(ramp_shapes(length, aa, bb))
         null = self.null[:DRIFT_ROWS, lo:hi] + delta * (np.arange(length) >= k)
         rows = np.vstack([self.x[None, lo:hi], null])
-        score = (z @ g.whiten(despike(rows)).T) ** 2
+        score = (z @ g.whiten(self.despike(rows, lo)).T) ** 2
         gain = np.max(score[long], axis=0) - np.max(score[step], axis=0)
         p = (1.0 + np.sum(gain[1:] >= gain[0])) / (1.0 + null.shape[0])
         if p > DRIFT_LEVEL or gain[0] <= 0:
@@ -508,11 +525,7 @@ class SeriesDetector:
             rows = xb[chunk]
             if rows.shape[0] == 0:
                 break
-            gj = (
-                g
-                if g is None or m is self.model
-                else GlsScan(m.sd_wander, m.phi, m.white_var[lo:hi])
-            )
+            gj = g if g is None or m is self.model else self.gls_of(m, lo, hi)
             drawn = self.use_gls and m is not self.model
             if drawn:
                 # the size's replicates are drawn from the refitted model itself: the

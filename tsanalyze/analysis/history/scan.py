@@ -51,13 +51,16 @@ import numpy as np
 from tsanalyze._typing import Float64Array
 
 __all__ = [
-    "DESPIKE_K", "HUBER_K", "GlsScan", "Scan", "despike", "median3", "scan", "tail_pvalue",
+    "DESPIKE_K", "HUBER_K", "SPIKE_K", "GlsScan", "Scan", "despike", "median3", "scan", "spikes",
+    "tail_pvalue",
 ]  # fmt: skip
 
 #: Huber's tuning constant on the standardised scale.
 HUBER_K = 1.5
 #: local robust sds a value may lie from its neighbours' median (see :func:`despike`)
 DESPIKE_K = 2.0
+#: ... and beyond this many a run is a spike, missing to the GLS scan (see :func:`spikes`)
+SPIKE_K = 4.0
 _MAD_TO_SD = 1.482602218505602
 #: at least this many simulated exceedances for the plain Monte-Carlo p-value
 _MIN_EXCEED = 10
@@ -159,34 +162,61 @@ def median3(x: Float64Array) -> Float64Array:
     return out
 
 
-def despike(x: Float64Array, k: float = DESPIKE_K) -> Float64Array:
+def _neighbour_range(
+    x: Float64Array, ref: Float64Array, missing: np.ndarray | None = None
+) -> tuple[Float64Array, Float64Array, Float64Array]:
+    """The range spanned by the level of each value's two previous commits and the level
+    of its two next ones (the mean of each pair of ``ref``, its commits in ``missing``
+    left out; one side where the other has none, as at the ends), and the robust sd of
+    the values' deviations from its middle (per row)."""
+    n = x.shape[-1]
+    pad = [(0, 0)] * (x.ndim - 1) + [(2, 2)]
+    have = np.ones(n) if missing is None else (~missing).astype(np.float64)
+    xp = np.pad(ref * have, pad)
+    cp = np.pad(have, (2, 2))
+    n_left, n_right = cp[0:n] + cp[1 : n + 1], cp[3 : n + 3] + cp[4 : n + 4]
+    left = (xp[..., 0:n] + xp[..., 1 : n + 1]) / np.maximum(n_left, 1.0)
+    right = (xp[..., 3 : n + 3] + xp[..., 4 : n + 4]) / np.maximum(n_right, 1.0)
+    left = np.where(n_left > 0, left, right)
+    right = np.where(n_right > 0, right, left)
+    d = x - 0.5 * (left + right)
+    s = _MAD_TO_SD * np.median(np.abs(d - np.median(d, axis=-1, keepdims=True)), axis=-1,
+                               keepdims=True)  # fmt: skip
+    return np.minimum(left, right), np.maximum(left, right), np.where(s > 0, s, np.inf)
+
+
+def despike(
+    x: Float64Array, k: float = DESPIKE_K, missing: np.ndarray | None = None
+) -> Float64Array:
     """Bound one-commit excursions of each row of ``x`` (last axis).
 
     A value may lie at most ``k`` robust sds outside the range spanned by the level of
     its two previous commits and the level of its two next ones (the mean of each pair;
-    one side at the ends); the sd is the MAD of the values' deviations from the mean of
-    those two levels over the row. A spike keeps at most ``k`` sds beyond its
-    neighbours, whatever its size; a step is left alone, since each commit next to it
-    agrees with one of its two sides (a running median would erode the step's jump
-    instead; cf. Tukey 1977, ch. 7, Hampel et al. 1986, §8.1).
+    one side at the ends); the sd is the MAD of the values' deviations from the middle of
+    that range over the row. A spike keeps at most ``k`` sds beyond its neighbours,
+    whatever its size; a step is left alone, since each commit next to it agrees with one
+    of its two sides (a running median would erode the step's jump instead; cf. Tukey
+    1977, ch. 7, Hampel et al. 1986, §8.1). The commits in ``missing`` (the series'
+    :func:`spikes`, the same for every row) are nobody's neighbours: at the end of a
+    stretch, a commit after a spike was otherwise bounded towards it.
     """
-    n = x.shape[-1]
-    if n < 3:
+    if x.shape[-1] < 3:
         return x
-    pad = [(0, 0)] * (x.ndim - 1) + [(2, 2)]
-    xp = np.pad(x, pad)
-    cp = np.pad(np.ones(n), (2, 2))
-    left = (xp[..., 0:n] + xp[..., 1 : n + 1]) / np.maximum(cp[0:n] + cp[1 : n + 1], 1.0)
-    right = (xp[..., 3 : n + 3] + xp[..., 4 : n + 4]) / np.maximum(
-        cp[3 : n + 3] + cp[4 : n + 4], 1.0
-    )
-    left[..., 0] = right[..., 0]  # one side at the ends
-    right[..., n - 1] = left[..., n - 1]
-    d = x - 0.5 * (left + right)
-    s = _MAD_TO_SD * np.median(np.abs(d - np.median(d, axis=-1, keepdims=True)), axis=-1,
-                               keepdims=True)  # fmt: skip
-    s = np.where(s > 0, s, np.inf)
-    out: Float64Array = np.clip(x, np.minimum(left, right) - k * s, np.maximum(left, right) + k * s)
+    lo, hi, s = _neighbour_range(x, x, missing)
+    out: Float64Array = np.clip(x, lo - k * s, hi + k * s)
+    return out
+
+
+def spikes(x: Float64Array, k: float = SPIKE_K) -> np.ndarray:
+    """Commits of the 1-d series ``x`` that lie more than ``k`` robust sds outside the
+    range of their neighbours' levels (as in :func:`despike`, the neighbours' values
+    from the running median of three, so that a spike beside another is seen): one-run
+    spikes, whose value says nothing of the level at their commit. The GLS scan treats
+    them as missing."""
+    if x.shape[-1] < 3:
+        return np.zeros(x.shape, dtype=bool)
+    lo, hi, s = _neighbour_range(x, median3(x))
+    out: np.ndarray = (x < lo - k * s) | (x > hi + k * s)
     return out
 
 
