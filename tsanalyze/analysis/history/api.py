@@ -238,16 +238,15 @@ def _frame_iv(df: pd.DataFrame) -> None:
 
 
 def _drift_ramp(
-    x: np.ndarray, sd: np.ndarray, spikes: np.ndarray, lo: int, cps: list[int], hi: int
+    x: np.ndarray, sd: np.ndarray, lo: int, cps: list[int], hi: int
 ) -> tuple[int, int] | None:
     """The ramp over [lo, hi) that fits at least as well as the steps at ``cps``, as its
     first commit off the old level and first commit at the new one, or None: the old
     level up to a commit before the first step, a straight line to the new level reached
     at a commit after the last (at most 40 of each searched), the new level after (two
-    levels and two commits against the steps' levels and positions). The ``spikes``
-    (one-run excursions, :func:`.scan.spikes`) are left out of the fit."""
+    levels and two commits against the steps' levels and positions)."""
     seg = x[lo:hi]
-    w = np.where(spikes[lo:hi], 0.0, 1.0 / sd[lo:hi] ** 2)
+    w = 1.0 / sd[lo:hi] ** 2
     a = np.unique(np.linspace(0, cps[0] - lo, 40).astype(int))
     b = np.unique(np.linspace(cps[-1] - lo, seg.size - 1, 40).astype(int))
     aa, bb = (v.ravel() for v in np.meshgrid(a, b, indexing="ij"))
@@ -550,9 +549,7 @@ def _series_changes(
     final: list[tuple[list[int], tuple[int, int] | None]] = []
     for g in groups:
         ramp = (
-            _drift_ramp(
-                s.x, det.sd, det.spikes, bounds[g[0]], [located[j].t for j in g], bounds[g[-1] + 2]
-            )
+            _drift_ramp(s.x, det.sd, bounds[g[0]], [located[j].t for j in g], bounds[g[-1] + 2])
             if len(g) >= 2
             else None
         )
