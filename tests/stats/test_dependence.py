@@ -319,13 +319,15 @@ def _fgn_under_delays(reps: int, rng: np.random.Generator) -> np.ndarray:
 
 def test_long_memory_hidden_by_delays_shows_in_the_ranks() -> None:
     # the delays swamp the samples' periodogram: their long-memory test does not reject;
-    # on the normal scores of the ranks (scipy's rankdata and norm.ppf here) it does, and
-    # the assessment takes the scores' exponent and says where it saw the memory
+    # on the normal scores of the ranks of the bulk (the samples more than 3 robust sds
+    # from the median left out; scipy's rankdata and norm.ppf here) it does, and the
+    # assessment takes the scores' exponent and says where it saw the memory
     from tsanalyze.stats.longmemory import long_memory
 
     x = _fgn_under_delays(1, np.random.default_rng(50))[0]
     assert long_memory(x).pvalue > 0.05
-    z = stats.norm.ppf(stats.rankdata(x) / (x.size + 1))
+    bulk = x[np.abs(x - np.median(x)) <= 3.0 * stats.median_abs_deviation(x, scale="normal")]
+    z = stats.norm.ppf(stats.rankdata(bulk) / (bulk.size + 1))
     lz = long_memory(z)
     assert lz.pvalue < 0.01 and lz.d >= 0.05
     dep = assess_dependence(x)
@@ -335,6 +337,27 @@ def test_long_memory_hidden_by_delays_shows_in_the_ranks() -> None:
     assert f.severity == "serious" and "in the ranks of the samples" in f.message
     # the interval is the long-range one: 16 block means of the samples
     assert dep.n_blocks == 16 and dep.variance_inflation > 3.0
+
+
+def test_bulk_scores_leave_the_far_samples_out() -> None:
+    # the scores are those of the samples within 3 robust sds (1.4826 MAD) of the median,
+    # in time order; with too few far samples to read (under 1.5% of them), of all samples
+    from tsanalyze.stats.memory_call import bulk_scores
+
+    rng = np.random.default_rng(52)
+    x = 1000.0 + rng.standard_normal(2000)
+    assert np.allclose(bulk_scores(x), stats.norm.ppf(stats.rankdata(x) / 2001))
+    delayed = rng.random(2000) < 0.1
+    y = x + 50.0 * delayed
+    keep = np.abs(y - np.median(y)) <= 3.0 * stats.median_abs_deviation(y, scale="normal")
+    assert not keep[delayed].any()
+    z = bulk_scores(y)
+    assert z.size == keep.sum() < 1850
+    assert np.allclose(z, stats.norm.ppf(stats.rankdata(y[keep]) / (keep.sum() + 1)))
+    # far samples that cluster in time (a mode, a burst of delays) stay: their switching
+    # is the series' own dependence
+    burst = x + 50.0 * (np.arange(2000) % 500 < 50)
+    assert np.allclose(bulk_scores(burst), stats.norm.ppf(stats.rankdata(burst) / 2001))
 
 
 def test_ranks_are_not_read_on_a_coarse_grid_or_below_500_samples() -> None:

@@ -22,6 +22,7 @@ from scipy.stats import rankdata
 
 from tsanalyze._typing import Float64Array
 from tsanalyze.stats.autocorrelation import lag1
+from tsanalyze.stats.exceedance import far_from_bulk
 from tsanalyze.stats.longmemory import (
     LONG_MEMORY_ALPHA,
     MIN_N_LONG_MEMORY,
@@ -30,7 +31,7 @@ from tsanalyze.stats.longmemory import (
 )
 from tsanalyze.stats.variance_time import CurveFits
 
-__all__ = ["MemoryCall", "memory_call", "without_cycle"]
+__all__ = ["MemoryCall", "bulk_scores", "memory_call", "without_cycle"]
 
 #: fewest samples for which the long-memory fit is made (its memory parameter is allowed
 #: for, never declared, below MIN_N_LONG_MEMORY)
@@ -129,7 +130,9 @@ def memory_call(a: Float64Array, r1: float, vt: CurveFits) -> MemoryCall:
     on van der Waerden's normal scores Phi^-1(rank / (n + 1)) (tied values share their
     average rank): a monotone transform keeps the dependence of the bulk and takes the
     leverage of a few huge delays away (fGn H = 0.8 under lognormal delays in 10% of
-    2000 samples was quiet in 98% of series, its median intervals covering 77%). Not
+    2000 samples was quiet in 98% of series, its median intervals covering 77%). The
+    scores are those of the bulk (:func:`bulk_scores`): the samples far from it are left
+    out. Not
     when one value holds more than :data:`MAX_TIED_SHARE` of the samples; beyond
     :data:`RANKS_MAX_POINTS` samples, on every k-th sample.
 
@@ -157,9 +160,11 @@ def memory_call(a: Float64Array, r1: float, vt: CurveFits) -> MemoryCall:
     # memory parameter, as the long-memory fit's own thinning does)
     thin = a[:: -(-n // RANKS_MAX_POINTS)]
     if n >= MIN_N_MEMORY_FIT and _few_ties(thin):
-        z, period_z = without_cycle(ndtri(rankdata(thin) / (thin.size + 1.0)))
+        z, period_z = without_cycle(bulk_scores(thin))
         lz = long_memory(z)
-        call_z = _decide(z.size, lag1(z), CurveFits(z), lz)
+        # (the test is asked of the scores as of the samples: the bulk of a series of
+        # 1000 or more, left without its far samples, is still tested)
+        call_z = _decide(z.size, lag1(z), CurveFits(z), lz, ask_test=n >= MIN_N_LONG_MEMORY)
         if not math.isfinite(period):
             period = period_z * (n / z.size)
             call = call._replace(cycle=period)
@@ -168,11 +173,15 @@ def memory_call(a: Float64Array, r1: float, vt: CurveFits) -> MemoryCall:
     return call._replace(test=lm)
 
 
-def _decide(n: int, r1: float, vt: CurveFits, lm: LongMemory | None) -> MemoryCall:
+def _decide(
+    n: int, r1: float, vt: CurveFits, lm: LongMemory | None, *, ask_test: bool | None = None
+) -> MemoryCall:
     """Long memory declared (the test), allowed for (the variance-time curve, or the
     fit's d), or neither, from a series' lag 1, variance-time curve and long-memory fit
-    (None below :data:`MIN_N_MEMORY_FIT` samples)."""
-    tested = lm if n >= MIN_N_LONG_MEMORY else None
+    (None below :data:`MIN_N_MEMORY_FIT` samples); the test is asked when ``ask_test``
+    (default: from :data:`MIN_N_LONG_MEMORY` samples on)."""
+    asked = n >= MIN_N_LONG_MEMORY if ask_test is None else ask_test
+    tested = lm if asked else None
     if tested is not None and tested.pvalue < LONG_MEMORY_ALPHA and tested.d >= LONG_MEMORY_MIN_D:
         return MemoryCall(True, hurst=tested.hurst)
 
@@ -266,6 +275,64 @@ def without_cycle(a: Float64Array) -> tuple[Float64Array, float]:
     coef, *_ = np.linalg.lstsq(design, d, rcond=None)
     out: Float64Array = a - scale * (design[:, 1:] @ coef[1:])
     return out, n / cycles
+
+
+def bulk_scores(a: Float64Array) -> Float64Array:
+    """Van der Waerden's normal scores of the bulk of a series: of its samples in time
+    order with those far from the bulk left out.
+
+    Parameters
+    ----------
+    a : numpy.ndarray
+        The series (finite, time order).
+
+    Returns
+    -------
+    numpy.ndarray
+        Phi^-1(rank / (m + 1)) of the m samples within
+        :data:`tsanalyze.stats.exceedance.FAR_Z` robust sds of the median; of all of
+        them when :func:`tsanalyze.stats.exceedance.far_from_bulk` reads no rate of far
+        samples, or when the far samples cluster in time (the lag 1 of their indicator
+        above :data:`LAG1_Z` standard errors). Tied values share their average rank.
+
+    Notes
+    -----
+    The ranks take the leverage of huge delays away but not their noise: delays at
+    independent times hold the top ranks, and their scores are white noise added to the
+    bulk's, which pulls the long-memory fit's d down (the fit has no noise term: with
+    lognormal(2.5, 1) delays in 10% of 2000 samples of ARFIMA(0, 0.2, 0) of sd 2, its
+    10% point fell from 0.11 on the bulk alone to -0.36). Left out rather than replaced:
+    a constant in their place is white noise too, and a subsequence at times
+    independent of the series keeps its memory parameter (the lags are stretched by
+    1 / (1 - p) for a share p left out), its independence or its short memory. Far
+    samples that cluster in time are a mode or bursts of delays, whose switching is the
+    series' own dependence: they stay (on real JMH series, 15-37% of a segment far from
+    its bulk with an indicator lag 1 of 0.4-0.8 had turned five bounded intervals
+    unbounded and three unbounded ones bounded before this rule).
+
+    On i.i.d. Gaussian noise, AR(1) with phi = 0.5 (with and without lognormal or Pareto
+    delays), i.i.d. t(2) and Pareto(1.5) samples (600 series of 2000 each) the serious
+    findings and the median's intervals are unchanged; under delays at 10% of 2000
+    samples, ARFIMA(0, 0.2, 0) showed its memory in 89% of series against 83%, and fGn
+    H = 0.8 in 92% against 89%, the quiet and wrong median intervals 6.0% and 0.7% of
+    all series against 9.0% and 3.0%.
+
+    References
+    ----------
+    van der Waerden, B. L. (1952). Order tests for the two-sample problem and their
+    power. Indagationes Mathematicae 14, 453-458.
+
+    Hampel, F. R., Ronchetti, E. M., Rousseeuw, P. J., Stahel, W. A. (1986). Robust
+    Statistics: The Approach Based on Influence Functions. Wiley,
+    doi:10.1002/9781118186435 (the MAD as a robust scale).
+    """
+    far = far_from_bulk(a)
+    # (only far samples at independent times: clustered ones are modes or bursts, whose
+    # switching is the series' own dependence)
+    apart = far is not None and not lag1(far) > LAG1_Z / math.sqrt(a.size)
+    bulk = a[far == 0.0] if apart and far is not None else a
+    out: Float64Array = ndtri(rankdata(bulk) / (bulk.size + 1.0))
+    return out
 
 
 def _few_ties(a: Float64Array) -> bool:
