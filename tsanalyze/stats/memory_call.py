@@ -301,8 +301,9 @@ def bulk_scores(a: Float64Array) -> Float64Array:
     independent times hold the top ranks, and their scores are white noise added to the
     bulk's, which pulls the long-memory fit's d down (the fit has no noise term: with
     lognormal(2.5, 1) delays in 10% of 2000 samples of ARFIMA(0, 0.2, 0) of sd 2, its
-    10% point fell from 0.11 on the bulk alone to -0.36). Left out rather than replaced:
-    a constant in their place is white noise too, and a subsequence at times
+    10% point fell from 0.11 on the bulk alone to -0.36; 0.08 on these scores). Left out
+    rather than replaced by the median (which measured the same): a constant in their
+    place is white noise too, and a subsequence at times
     independent of the series keeps its memory parameter (the lags are stretched by
     1 / (1 - p) for a share p left out), its independence or its short memory. Far
     samples that cluster in time are a mode or bursts of delays, whose switching is the
