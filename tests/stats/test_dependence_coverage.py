@@ -183,6 +183,11 @@ def test_slow_wander_under_heavy_tailed_delays_n2000() -> None:
     assert hit.mean() >= 0.88, hit.mean()
 
 
+def _delays(shape: tuple[int, ...], rng: np.random.Generator, rate: float) -> np.ndarray:
+    """lognormal(2.5, 1) delays in a share ``rate`` of the samples (at independent times)."""
+    return np.exp(rng.normal(2.5, 1.0, shape)) * (rng.random(shape) < rate)
+
+
 @pytest.mark.slow
 def test_long_range_under_heavy_tailed_delays_n2000() -> None:
     # fGn H = 0.8 (the issue's long-range class, 0% quiet on its own) with 10% of the
@@ -193,17 +198,14 @@ def test_long_range_under_heavy_tailed_delays_n2000() -> None:
     # the delays: 6% quiet, wrong in 0.7-1.3%. The marginal does not depend on the
     # dependence, so the truths are those of 4 * 10^6 independent draws of it (the mean's
     # exactly: E lognormal(2.5, 1) = e^3)
-    def delays(shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
-        return np.exp(rng.normal(2.5, 1.0, shape)) * (rng.random(shape) < 0.1)
-
     rng = np.random.default_rng(30)
-    big = 2.0 * rng.standard_normal(4_000_000) + delays((4_000_000,), rng)
+    big = 2.0 * rng.standard_normal(4_000_000) + _delays((4_000_000,), rng, 0.1)
     truth = {
         "median": 1000.0 + float(np.median(big)),
         "mean": 1000.0 + 0.1 * math.exp(3.0),
         "trimmed_mean": 1000.0 + float(stats.trim_mean(big, 0.05)),
     }
-    x = 1000.0 + 2.0 * fgn(2000, 0.8, size=150, rng=31) + delays((150, 2000), rng)
+    x = 1000.0 + 2.0 * fgn(2000, 0.8, size=150, rng=31) + _delays((150, 2000), rng, 0.1)
     res = _run(x, truth)
     _check(res)
     for est in LOCATIONS:
@@ -223,13 +225,10 @@ def test_weak_long_memory_under_frequent_delays_n2000() -> None:
     from tsanalyze.stats.memory_call import memory_call
     from tsanalyze.stats.variance_time import CurveFits
 
-    def delays(shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
-        return np.exp(rng.normal(2.5, 1.0, shape)) * (rng.random(shape) < 0.2)
-
     rng = np.random.default_rng(40)
-    big = 2.0 * rng.standard_normal(4_000_000) + delays((4_000_000,), rng)
+    big = 2.0 * rng.standard_normal(4_000_000) + _delays((4_000_000,), rng, 0.2)
     truth = 1000.0 + float(np.median(big))
-    x = 1000.0 + 2.0 * arfima(2000, 0.2, size=150, rng=41) + delays((150, 2000), rng)
+    x = 1000.0 + 2.0 * arfima(2000, 0.2, size=150, rng=41) + _delays((150, 2000), rng, 0.2)
     quiet, hit, shown = [], [], []
     for i, row in enumerate(x):
         dep = assess_dependence(row)
@@ -240,7 +239,7 @@ def test_weak_long_memory_under_frequent_delays_n2000() -> None:
     q, h = np.array(quiet), np.array(hit)
     assert np.mean(shown) >= 0.75, np.mean(shown)
     assert np.mean(q & ~h) <= 0.07, np.mean(q & ~h)
-    null = 1000.0 + 2.0 * rng.standard_normal((150, 2000)) + delays((150, 2000), rng)
+    null = 1000.0 + 2.0 * rng.standard_normal((150, 2000)) + _delays((150, 2000), rng, 0.2)
     calls = [memory_call(a, lag1(a), CurveFits(a)) for a in null]
     assert sum(c.lrd for c in calls) <= 5
 
