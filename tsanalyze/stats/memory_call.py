@@ -132,8 +132,7 @@ def memory_call(a: Float64Array, r1: float, vt: CurveFits) -> MemoryCall:
     leverage of a few huge delays away (fGn H = 0.8 under lognormal delays in 10% of
     2000 samples was quiet in 98% of series, its median intervals covering 77%). The
     scores are those of the bulk (:func:`bulk_scores`): the samples far from it are left
-    out. Not
-    when one value holds more than :data:`MAX_TIED_SHARE` of the samples; beyond
+    out. Not when one value holds more than :data:`MAX_TIED_SHARE` of the samples; beyond
     :data:`RANKS_MAX_POINTS` samples, on every k-th sample.
 
     Up to :data:`RANKS_MAX_POINTS` samples a cycle (:func:`without_cycle`) is set aside
