@@ -30,6 +30,7 @@ __all__ = [
     "LARGE_SCALE_INDICATOR_RATIO",
     "MIN_FAR",
     "MIN_FAR_SHARE",
+    "far_cutoff",
     "far_from_bulk",
     "varies_at_large_scale",
 ]
@@ -52,7 +53,15 @@ MIN_FAR_SHARE = 0.015
 MIN_FAR = 20
 
 
-def far_from_bulk(a: Float64Array, median: float | None = None) -> Float64Array | None:
+def far_cutoff(a: Float64Array, median: float) -> float:
+    """How far from ``median`` a sample of ``a`` is far from the bulk: :data:`FAR_Z`
+    robust sds (1.4826 MAD; 0 when the MAD is 0)."""
+    return FAR_Z * 1.4826 * float(np.median(np.abs(a - median)))
+
+
+def far_from_bulk(
+    a: Float64Array, median: float | None = None, min_far: int = MIN_FAR
+) -> Float64Array | None:
     """The indicator 1{|x - median| > :data:`FAR_Z` robust sds} of a series (its delays),
     or None when too few or too many samples are there to read its rate.
 
@@ -62,11 +71,14 @@ def far_from_bulk(a: Float64Array, median: float | None = None) -> Float64Array 
         The series (finite, time order).
     median : float, optional
         Its median, when known (default: computed).
+    min_far : int, default :data:`MIN_FAR`
+        Fewest far samples for a rate (the regime check,
+        :mod:`tsanalyze.stats.regimes`, reads excursions from 3 on).
 
     Returns
     -------
     numpy.ndarray or None
-        0/1 floats; None when the MAD is 0, when fewer than :data:`MIN_FAR` or
+        0/1 floats; None when the MAD is 0, when fewer than ``min_far`` or
         :data:`MIN_FAR_SHARE` of the samples, or more than half of them, are far.
 
     References
@@ -77,12 +89,12 @@ def far_from_bulk(a: Float64Array, median: float | None = None) -> Float64Array 
     """
     n = a.size
     med = float(np.median(a)) if median is None else median
-    s = 1.4826 * float(np.median(np.abs(a - med)))
-    if not s > 0:
+    cut = far_cutoff(a, med)
+    if not cut > 0:
         return None
-    far = (np.abs(a - med) > FAR_Z * s).astype(np.float64)
+    far = (np.abs(a - med) > cut).astype(np.float64)
     k = float(far.sum())
-    if k < max(MIN_FAR, MIN_FAR_SHARE * n) or k > n / 2:
+    if k < max(min_far, MIN_FAR_SHARE * n) or k > n / 2:
         return None
     return far
 

@@ -18,6 +18,7 @@ import numpy as np
 from tsanalyze._result import Result, result
 from tsanalyze._typing import ArrayLike, Float64Array
 from tsanalyze._validation import as_series_array
+from tsanalyze.stats.exceedance import far_cutoff, far_from_bulk
 from tsanalyze.stats.multimodality import multimodality
 
 __all__ = ["Regimes", "regimes"]
@@ -30,10 +31,9 @@ _MIN_MASS = 0.05
 _RUNS_Z = 4.0
 #: and the stretches must be this long on average
 _MIN_SOJOURN = 8.0
-#: an excursion: samples beyond this many robust sds (1.4826 MAD) from the median ...
-_EXCURSION_Z = 3.0
-#: ... at least this share of the series (and 3 samples) ...
-_MIN_EXCURSION_SHARE = 0.015
+#: an excursion: samples far from the bulk (tsanalyze.stats.exceedance.far_from_bulk:
+#: beyond 3 robust sds from the median, at least 1.5% of the series), at least this many
+_MIN_EXCURSION = 3
 #: ... in stretches this long on average (isolated outliers are not a regime)
 _MIN_EXCURSION_RUN = 3.0
 #: the density is estimated from at most about this many samples
@@ -164,13 +164,11 @@ def _excursions(a: Float64Array) -> Regimes | None:
     heavy tails make short runs; a Gaussian bulk puts 0.3% of its samples there."""
     n = a.size
     med = float(np.median(a))
-    s = 1.4826 * float(np.median(np.abs(a - med)))
-    if not s > 0:
+    ind = far_from_bulk(a, med, min_far=_MIN_EXCURSION)
+    if ind is None:
         return None
-    far = np.abs(a - med) > _EXCURSION_Z * s
+    far = ind > 0
     k = int(np.count_nonzero(far))
-    if k < max(3, _MIN_EXCURSION_SHARE * n) or k > n // 2:
-        return None
     runs, expected, z = _runs_test(far)
     stretches = int(np.count_nonzero(far[1:] & ~far[:-1])) + int(far[0])
     if not (z < -_RUNS_Z and k / stretches >= _MIN_EXCURSION_RUN):
@@ -178,7 +176,7 @@ def _excursions(a: Float64Array) -> Regimes | None:
     locs = np.array([float(np.median(a[~far])), float(np.median(a[far]))])
     return Regimes(
         n=n, n_modes=2, locations=np.sort(locs), antimode=med + math.copysign(
-            _EXCURSION_Z * s, locs[1] - locs[0] if locs[1] != locs[0] else 1.0
+            far_cutoff(a, med), locs[1] - locs[0] if locs[1] != locs[0] else 1.0
         ), n_runs=runs, expected_runs=expected, runs_z=float(z),
         mean_sojourn=float(n / runs), switching=True,
     )  # fmt: skip
