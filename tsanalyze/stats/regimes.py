@@ -45,10 +45,12 @@ _MIN_LEVEL_BLOCKS = 30
 #: the two levels of the block means must lie this many standard errors of a block mean
 #: of white noise apart (sigma / sqrt(b), sigma from the samples' successive differences)
 _LEVEL_SEPARATION = 4.0
-#: and the block means must scatter around their level by no more than this many of
-#: those standard errors (1 for a level plus white noise; an AR(1) with phi 0.5 already
-#: gives about 1.5, a Gaussian wander far more)
-_LEVEL_SCATTER = 1.3
+#: and the block means of each group must scatter around its level by no more than
+#: this many of those standard errors (1 for a level plus white noise; a Gaussian split
+#: in two scatters 0.4 of its group means' distance, a wander far more than white noise)
+_LEVEL_SCATTER = 1.4
+#: at most this many blocks (a longer series starts at longer blocks)
+_MAX_LEVEL_BLOCKS = 4096
 #: the runs test of the blocks' levels at z below minus this
 _LEVEL_RUNS_Z = 3.0
 #: and runs of at least this many blocks on average
@@ -126,17 +128,19 @@ def regimes(x: ArrayLike) -> Regimes:
     the runs test of the far/near labels at z < -4.
 
     Two levels whose spreads overlap make no density mode either (levels one noise sd
-    apart: the mixture is unimodal). Their means over blocks of b samples are (noise sd
-    / sqrt(b) apart). So for b = 4, 8, 16, ... (30 blocks or more) the block means are
+    apart: the mixture is unimodal). Their means over blocks of b samples do (their
+    noise is sqrt(b) times smaller). So for b = 4, 8, 16, ... (30 blocks or more) the block means are
     split in two at the cut that minimises the within-group sum of squares (1-d
-    two-means; each group 5% of the blocks or more), and the split is a level switch when
+    two-means; each group 5% of the blocks or more; at most 4096 blocks, so a long series
+    starts at longer blocks), and the split is a level switch when
     (i) the group means lie at least 4 standard errors s / sqrt(b) apart, s the noise sd
     of the samples from their mean square successive difference, s^2 = mean(diff^2) / 2
     (von Neumann et al. 1941: a level step is one difference among many), (ii)
-    the block means scatter around their group's mean by at most 1.3 s / sqrt(b) (1.4826
-    MAD): a level plus white noise, and (iii) the runs test of the blocks' groups gives
+    the block means of each group scatter around its mean by at most 1.4 s / sqrt(b)
+    (1.4826 MAD): a level plus white noise, and (iii) the runs test of the blocks' groups gives
     z < -3 with runs of 2 blocks or more on average. A single Gaussian split in two has
-    group means 1.6 sd apart and scatter 0.6 sd, so (i) and (ii) together exclude it; a
+    group means 1.6 sd apart and scatter 0.65 sd, so (i) and (ii) together exclude it
+    (the upper tail of a skewed one, split off, scatters widely); a
     slow Gaussian wander (AR(1) with phi near 1) has successive differences far smaller
     than its block means' scatter and fails (ii). The smallest passing b is reported
     (:attr:`Regimes.block_size`). A level wander that is not two levels plus white noise
@@ -251,24 +255,43 @@ def _block_levels(a: Float64Array) -> Regimes | None:
     noise = math.sqrt(float(np.mean(np.diff(a) ** 2)) / 2.0)
     if not noise > 0:
         return None
-    b = 4
-    while n // b >= _MIN_LEVEL_BLOCKS:
-        m = block_means(a, b)
-        b, size = 2 * b, b
-        if float(np.ptp(m)) == 0.0:
-            continue
-        cut = _two_means_cut(m, _MIN_MASS)
-        upper = m > cut
-        levels = np.array([float(np.mean(m[~upper])), float(np.mean(m[upper]))])
-        se = noise / math.sqrt(size)
-        scatter = 1.4826 * float(np.median(np.abs(m - levels[upper.astype(np.int64)])))
-        if levels[1] - levels[0] < _LEVEL_SEPARATION * se or scatter > _LEVEL_SCATTER * se:
-            continue
-        runs, expected, z = _runs_test(upper)
-        if z < -_LEVEL_RUNS_Z and m.size / runs >= _LEVEL_MIN_RUN:
-            return Regimes(
-                n=n, n_modes=2, locations=levels, antimode=cut, n_runs=runs,
-                expected_runs=expected, runs_z=float(z), mean_sojourn=float(n / runs),
-                switching=True, block_size=size,
-            )  # fmt: skip
+    # blocks of 4, 8, 16, ... samples, at most _MAX_LEVEL_BLOCKS of them (a longer
+    # series starts at longer blocks), each length's means from the previous ones
+    size = 4
+    while n // size > _MAX_LEVEL_BLOCKS:
+        size *= 2
+    m = block_means(a, size)
+    while m.size >= _MIN_LEVEL_BLOCKS:
+        found = _two_levels(m, size, noise / math.sqrt(size), n)
+        if found is not None:
+            return found
+        k = m.size // 2
+        m = 0.5 * (m[: 2 * k : 2] + m[1 : 2 * k : 2])
+        size *= 2
     return None
+
+
+def _two_levels(m: Float64Array, size: int, se: float, n: int) -> Regimes | None:
+    """Means ``m`` of blocks of ``size`` samples as two levels plus white noise of
+    standard error ``se``, visited in long runs of blocks (None when they are not)."""
+    if float(np.ptp(m)) == 0.0:
+        return None
+    cut = _two_means_cut(m, _MIN_MASS)
+    upper = m > cut
+    levels = np.array([float(np.mean(m[~upper])), float(np.mean(m[upper]))])
+    # each group scatters about its level like white noise: its own robust sd (the
+    # upper tail of a skewed wander, cut off as a group, scatters widely)
+    scatter = max(
+        1.4826 * float(np.median(np.abs(m[side] - level)))
+        for side, level in ((~upper, levels[0]), (upper, levels[1]))
+    )
+    if levels[1] - levels[0] < _LEVEL_SEPARATION * se or scatter > _LEVEL_SCATTER * se:
+        return None
+    runs, expected, z = _runs_test(upper)
+    if not (z < -_LEVEL_RUNS_Z and m.size / runs >= _LEVEL_MIN_RUN):
+        return None
+    return Regimes(
+        n=n, n_modes=2, locations=levels, antimode=cut, n_runs=runs,
+        expected_runs=expected, runs_z=float(z), mean_sojourn=float(n / runs),
+        switching=True, block_size=size,
+    )  # fmt: skip
