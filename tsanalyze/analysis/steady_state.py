@@ -26,6 +26,7 @@ from tsanalyze.stats.changepoints import (
 from tsanalyze.stats.changepoints._decay import decay_rss
 from tsanalyze.stats.changepoints._structure import local_noise, running_median, spike_mask
 from tsanalyze.stats.changepoints.api import Method, changepoints
+from tsanalyze.stats.robust_scale import robust_sd
 
 __all__ = [
     "Classification",
@@ -367,7 +368,7 @@ def _settled(
     if k < 8:
         return start
     means = tail[: k * w].reshape(k, w).mean(axis=1)
-    sd = 1.482602218505602 * float(np.median(np.abs(means - np.median(means))))
+    sd = robust_sd(means)
     if not sd > 0:
         return start
     sign = 1.0 if above else -1.0

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from tsanalyze._typing import Float64Array
+from tsanalyze.stats.robust_scale import robust_sd
 from tsanalyze.stats.variance_time import curve_top
 
 __all__ = [
@@ -56,7 +57,7 @@ MIN_FAR = 20
 def far_cutoff(a: Float64Array, median: float) -> float:
     """How far from ``median`` a sample of ``a`` is far from the bulk: :data:`FAR_Z`
     robust sds (1.4826 MAD; 0 when the MAD is 0)."""
-    return FAR_Z * 1.4826 * float(np.median(np.abs(a - median)))
+    return FAR_Z * robust_sd(a, center=median)
 
 
 def far_from_bulk(

@@ -69,6 +69,7 @@ from tsanalyze.analysis.history.scan import (
     tail_pvalue,
 )
 from tsanalyze.stats.bootstrap import resample_indices
+from tsanalyze.stats.robust_scale import MAD_TO_SD
 
 __all__ = ["Located", "SeriesDetector", "block_resample", "huber_levels", "ramp_shapes"]
 
@@ -77,7 +78,6 @@ WILD_Z = 3.5
 #: share of wild innovations above which the AR(1) model is not trusted for the GLS scan
 WILD_SHARE = 0.02
 
-_MAD_TO_SD = 1.482602218505602
 #: refitted noise models the location bootstrap is analysed under (each an n² GLS scan)
 LOCATE_REFITS = 5
 
@@ -228,7 +228,7 @@ class SeriesDetector:
         if d.size == 0:
             return 0.0
         dev = np.abs(d - np.median(d))
-        mad = _MAD_TO_SD * float(np.median(dev))
+        mad = MAD_TO_SD * float(np.median(dev))
         if not mad > 0:
             return 0.0
         return float(np.mean(dev > WILD_Z * mad))

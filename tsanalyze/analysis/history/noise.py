@@ -28,13 +28,13 @@ from scipy import optimize, signal
 
 from tsanalyze._result import Result, result
 from tsanalyze._typing import Float64Array
+from tsanalyze.stats.robust_scale import robust_sd
 
 __all__ = [
     "NoiseModel", "fit_noise", "fit_noise_whittle", "segment_mean_variance", "simulate_noise",
     "whittle_loglik", "whittle_logliks",
 ]  # fmt: skip
 
-_MAD_TO_SD = 1.482602218505602
 _PHI_GRID = np.round(np.arange(0.0, 0.91, 0.025), 3)
 #: the Whittle fit's grids: the wander's coefficient, and the ratio of its variance to
 #: the white variance (0: no wander)
@@ -84,8 +84,7 @@ class NoiseModel(Result):
 
 
 def _robust_half_var(d: Float64Array) -> float:
-    med = np.median(d)
-    return 0.5 * float((_MAD_TO_SD * np.median(np.abs(d - med))) ** 2)
+    return 0.5 * robust_sd(d) ** 2
 
 
 def fit_noise(

@@ -49,6 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tsanalyze._typing import Float64Array
+from tsanalyze.stats.robust_scale import robust_sd
 
 __all__ = [
     "DESPIKE_K", "HUBER_K", "SPIKE_K", "GlsScan", "Scan", "despike", "median3", "scan", "spikes",
@@ -61,7 +62,6 @@ HUBER_K = 1.5
 DESPIKE_K = 2.0
 #: ... and beyond this many a run is a spike, missing to the GLS scan (see :func:`spikes`)
 SPIKE_K = 4.0
-_MAD_TO_SD = 1.482602218505602
 #: at least this many simulated exceedances for the plain Monte-Carlo p-value
 _MIN_EXCEED = 10
 #: share of the simulated statistics whose excesses the generalized Pareto tail is fit to
@@ -180,8 +180,7 @@ def _neighbour_range(
     left = np.where(n_left > 0, left, right)
     right = np.where(n_right > 0, right, left)
     d = x - 0.5 * (left + right)
-    s = _MAD_TO_SD * np.median(np.abs(d - np.median(d, axis=-1, keepdims=True)), axis=-1,
-                               keepdims=True)  # fmt: skip
+    s = robust_sd(d, axis=-1, keepdims=True)
     return np.minimum(left, right), np.maximum(left, right), np.where(s > 0, s, np.inf)
 
 

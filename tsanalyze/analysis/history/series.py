@@ -22,10 +22,10 @@ import numpy as np
 import pandas as pd
 
 from tsanalyze._typing import Float64Array
+from tsanalyze.stats.robust_scale import MAD_TO_SD
 
 __all__ = ["HistorySeries", "build_series", "run_table"]
 
-_MAD_TO_SD = 1.482602218505602
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ def run_table(df: pd.DataFrame) -> pd.DataFrame:
     n = g.size()
     dev = (frame["y"] - g.transform("median")).abs()
     mad = dev.groupby([frame["benchmark"], frame["run"]], sort=False).median()
-    sd = _MAD_TO_SD * mad
+    sd = MAD_TO_SD * mad
     within = np.where(n > 1, (math.pi / 2.0) * sd**2 / n, 0.0)
     out = pd.DataFrame({"level": level, "within": within, "n": n}).reset_index()
     rids = out["run"].to_numpy()

@@ -23,10 +23,10 @@ from tsanalyze._typing import Float64Array, Int64Array
 from tsanalyze.stats._memo import ContentMemo
 from tsanalyze.stats.changepoints._base import Drift, ModeSwitching
 from tsanalyze.stats.changepoints._selfnorm import sn_trend_statistic, trend_critical_value
+from tsanalyze.stats.robust_scale import robust_sd
 
 __all__ = ["find_drift", "find_modes", "local_noise", "running_median", "spike_mask"]
 
-_MAD = 1.482602218505602
 #: residual (in robust sd) beyond which a sample counts as a spike, a delay or a burst
 SPIKE_K = 5.0
 #: modes must be at least this many within-mode spreads apart
@@ -85,7 +85,7 @@ def _spike_mask(x: Float64Array, min_size: int, k: float) -> np.ndarray:
     if x.size < 3:
         return keep
     resid = x - running_median(x, min_size)
-    scale = _MAD * float(np.median(np.abs(resid - np.median(resid))))
+    scale = robust_sd(resid)
     if not scale > 0:
         return keep
     keep &= np.abs(resid) <= k * scale
@@ -101,7 +101,7 @@ def _local_noise(y: Float64Array, min_size: int) -> float:
     if y.size < 3:
         return 0.0
     resid = y - running_median(y, min_size)
-    return _MAD * float(np.median(np.abs(resid - np.median(resid))))
+    return robust_sd(resid)
 
 
 def find_drift(
@@ -214,8 +214,8 @@ def find_modes(
     gap = c2 - c1
     if not gap > 0:
         return None
-    s1 = _MAD * float(np.median(np.abs(lo - c1)))
-    s2 = _MAD * float(np.median(np.abs(hi - c2)))
+    s1 = robust_sd(lo, center=c1)
+    s2 = robust_sd(hi, center=c2)
     distinct = np.unique(y[::step])
     quantum = float(np.min(np.diff(distinct))) if distinct.size > 1 else 0.0
     # sd of a running median of w samples of pure noise: 1.2533 sd / sqrt(w)

@@ -13,6 +13,7 @@ from tsanalyze._typing import ArrayLike, Float64Array
 from tsanalyze._validation import as_series_array
 from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.changepoints._base import ChangePoints
+from tsanalyze.stats.robust_scale import robust_sd
 
 __all__ = ["Cost", "Search", "default_penalty", "ruptures_search"]
 
@@ -28,7 +29,7 @@ def robust_noise_sd(x: Float64Array) -> float:
     if x.size < 3:
         return 0.0
     d = np.diff(x)
-    return float(1.482602218505602 * np.median(np.abs(d - np.median(d))) / math.sqrt(2.0))
+    return robust_sd(d) / math.sqrt(2.0)
 
 
 def default_penalty(x: Float64Array, cost: Cost) -> float:
