@@ -21,6 +21,7 @@ from tsanalyze._validation import as_series_array
 from tsanalyze.stats.autocorrelation import block_means
 from tsanalyze.stats.exceedance import far_cutoff, far_from_bulk
 from tsanalyze.stats.multimodality import multimodality
+from tsanalyze.stats.robust_scale import robust_sd
 
 __all__ = ["Regimes", "regimes"]
 
@@ -282,8 +283,7 @@ def _two_levels(m: Float64Array, size: int, se: float, n: int) -> Regimes | None
     # each group scatters about its level like white noise: its own robust sd (the
     # upper tail of a skewed wander, cut off as a group, scatters widely)
     scatter = max(
-        1.4826 * float(np.median(np.abs(m[side] - level)))
-        for side, level in ((~upper, levels[0]), (upper, levels[1]))
+        robust_sd(m[side], center=level) for side, level in ((~upper, levels[0]), (upper, levels[1]))
     )
     if levels[1] - levels[0] < _LEVEL_SEPARATION * se or scatter > _LEVEL_SCATTER * se:
         return None
