@@ -189,6 +189,46 @@ def test_a_short_visit_to_another_level_is_regime_switching() -> None:
     assert np.mean([regimes(row).switching for row in t3]) <= 0.04
 
 
+def test_levels_that_overlap_in_the_samples_show_in_block_means() -> None:
+    from statsmodels.sandbox.stats.runs import runstest_1samp
+
+    from tsanalyze.datasets_dependent import markov_modes
+    from tsanalyze.stats.autocorrelation import block_means
+    from tsanalyze.stats.regimes import _two_means_cut
+
+    # levels 100 and 102 under noise of sd 1 (one density mode), sojourns of ~300
+    g = np.random.default_rng(81)
+    state = markov_modes(2000, (300.0, 300.0), rng=g)
+    x = 100.0 + 2.0 * state + g.standard_normal(2000)
+    r = regimes(x)
+    assert r.switching and r.block_size > 1 and r.n_modes == 2
+    # the levels are the modes' means (within a few standard errors of a block mean)
+    for k, level in enumerate(r.locations):
+        assert level == pytest.approx(100.0 + 2.0 * k, abs=0.25)
+    # the runs and z are the Wald-Wolfowitz test of the blocks' sides (statsmodels)
+    m = block_means(x, r.block_size)
+    z, _ = runstest_1samp((m > r.antimode).astype(float), cutoff=0.5, correction=False)
+    assert r.runs_z == pytest.approx(z, rel=1e-9) and r.runs_z < -3
+    assert r.n_runs == 1 + np.count_nonzero(np.diff(m > r.antimode))
+    # the cut is the exact two-means split (brute force over every cut)
+    s = np.sort(m)
+    lo = math.ceil(0.05 * s.size)
+    sse = [np.var(s[:j]) * j + np.var(s[j:]) * (s.size - j) for j in range(lo, s.size - lo + 1)]
+    j = lo + int(np.argmin(sse))
+    assert _two_means_cut(m, 0.05) == pytest.approx(0.5 * (s[j - 1] + s[j]))
+    d = assess_dependence(x)
+    assert d.kind == "regime-switching" and d.serious
+    msg = next(f.message for f in d.findings if f.code == "regime-switching")
+    assert f"in means of {r.block_size} samples" in msg and "if the blocks were" in msg
+    # a slow Gaussian wander (AR(1), phi 0.97) has block means that wander too, but
+    # they scatter far more than white noise of its successive differences allows
+    ar = _ar1(2000, 0.97, 82, size=40)
+    assert sum(regimes(row).block_size > 1 for row in ar) == 0
+    # the block means of a skewed distribution, split in two, are never two levels
+    iid = np.random.default_rng(83).lognormal(size=(40, 2000))
+    assert not any(regimes(row).switching for row in iid)
+
+
 def _two_levels(n: int = 2000, stretch: int = 100, rng: int = 6) -> np.ndarray:
     """Levels 872.4 and 1236 (ns) visited in stretches of ``stretch`` samples, 1% noise."""
     g = np.random.default_rng(rng)

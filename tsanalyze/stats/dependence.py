@@ -46,7 +46,7 @@ from tsanalyze.stats.longmemory import (
     lrd_variance_factor,
     student_quantile,
 )
-from tsanalyze.stats.memory_call import memory_call
+from tsanalyze.stats.memory_call import memory_call, without_cycle
 from tsanalyze.stats.regimes import Regimes, regimes
 from tsanalyze.stats.variance_time import CurveFits, scale_excess_pvalue
 
@@ -416,8 +416,9 @@ def assess_dependence(
        cycle is set aside before (:attr:`Dependence.cycle_period`): the test takes a
        spectral peak at a low frequency for long memory.
     3. *Regime switching* (:func:`~tsanalyze.stats.regimes.regimes`): the distribution
-       has two or more modes and the series stays on one side of the antimode for
-       stretches far longer than independent samples would.
+       has two or more modes, or the means of blocks of samples do (levels that overlap
+       in the samples; looked for with a cycle set aside), and the series stays on one
+       side of the antimode for stretches far longer than independent samples would.
     4. *Too short*: the correlation time (the larger of Geyer's integrated
        autocorrelation time and the variance-time ratio at the longest block measured,
        both lower bounds of the long-run variance factor) leaves fewer than
@@ -546,6 +547,11 @@ def _assess(
     call = memory_call(a, r1, vt)
     lm = call.test
     lrd, plausible, hinted, h_lrd = call.lrd, call.plausible, call.hinted, call.hurst
+    if reg.block_size > 1 and math.isfinite(call.cycle):
+        # levels seen in block means, but the series repeats a cycle (a sine's block
+        # means cluster near its crests and troughs): the levels are looked for with
+        # the cycle set aside, as the long-memory checks do
+        reg = regimes(without_cycle(a)[0])
     supports = True
     if lrd:
         kind: DependenceKind = "too-short" if plausible else "long-range"

@@ -25,13 +25,19 @@ __all__ = ["dependence_findings", "regime_finding"]
 
 def regime_finding(reg: Regimes, unit: str | None) -> Finding:
     """The ``regime-switching`` finding, its levels quoted in ``unit`` (bare when None)."""
+    # levels seen only in block means (they overlap in the samples): say so
+    where, what = (
+        (f" (seen in means of {reg.block_size} samples; they overlap in the samples)", "blocks")
+        if reg.block_size > 1
+        else ("", "samples")
+    )
     return Finding(
         "regime-switching",
-        f"the series switches between {reg.n_modes} levels ({format_times(reg.locations, unit)}) "
-        f"and stays on one side for {reg.mean_sojourn:.0f} samples on average ({reg.n_runs} "
-        f"stretches in {reg.n} samples; ~{reg.expected_runs:.0f} if the samples were "
-        "independent): one location number hides the modes, and the interval needs many "
-        "switches to be honest",
+        f"the series switches between {reg.n_modes} levels ({format_times(reg.locations, unit)})"
+        f"{where} and stays on one side for {reg.mean_sojourn:.0f} samples on average "
+        f"({reg.n_runs} stretches in {reg.n} samples; ~{reg.expected_runs:.0f} if the {what} "
+        "were independent): one location number hides the modes, and the interval needs "
+        "many switches to be honest",
         "serious",
     )
 
