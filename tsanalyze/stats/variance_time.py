@@ -219,9 +219,12 @@ def scale_excess_pvalue(
     Notes
     -----
     Where the factor has levelled off at ``implied`` by block length b, the overlapping
-    batch means estimate of var_b is about var_b chi2(nu) / nu with
+    batch means estimate of var_b is about (1 - b / n) var_b chi2(nu) / nu with
     nu = 1.5 (n / b - 1) degrees of freedom (Meketon & Schmeiser 1984: its variance is
-    about 4 b / (3 n) of var_b^2), so p_b = P(chi2(nu) / nu > ratio_b / implied). The
+    about 4 b / (3 n) of var_b^2; the factor is the bias of centring at the series' mean),
+    so p_b = P(chi2(nu) / nu > ratio_b / (implied (1 - b / n))). For blocks of a few
+    samples the ratio is more precise than nu says (var_1 and var_b share their noise),
+    which only makes the test there conservative. The
     ratios of neighbouring block lengths are correlated, which makes the Bonferroni
     adjustment conservative. A component of the variance that is small but slow (a
     level that shifts by half a standard deviation for stretches of tens of samples)
@@ -241,7 +244,7 @@ def scale_excess_pvalue(
         return 1.0
     b = block_sizes[keep]
     nu = 1.5 * (n / b - 1.0)
-    p = stats.chi2.sf(nu * ratios[keep] / implied, nu)
+    p = stats.chi2.sf(nu * ratios[keep] / (implied * (1.0 - b / n)), nu)
     return float(min(1.0, b.size * float(np.min(p))))
 
 
