@@ -227,3 +227,31 @@ def test_fits_reach_the_best_optimum_an_independent_search_finds(seed: int) -> N
                          bounds=list(zip(m.lower, m.upper, strict=True)))  # fmt: skip
             best = min(best, float(r.fun))
         assert got[1] <= best + 1e-4, (m.with_d, got[1], best)
+
+
+def test_overlapping_batch_means_ratios_follow_their_chi_square() -> None:
+    """The law scale_excess_pvalue assumes: at block length b the ratio of i.i.d. samples
+    is about (1 - b / n) chi2(nu) / nu with nu = 1.5 (n / b - 1) (Meketon & Schmeiser
+    1984; the factor is the centring's bias), checked
+    against 1200 simulated series (the p-values of one block length are then uniform)."""
+    from scipy import stats
+
+    from tsanalyze.stats.variance_time import scale_excess_pvalue, variance_curve
+
+    rng = np.random.default_rng(11)
+    n, reps = 2000, 1200
+    rows = rng.standard_normal((reps, n))
+    bs = variance_curve(rows[0])[0]
+    j = int(np.searchsorted(bs, 64))  # one block length in the middle of the curve
+    b = bs[j : j + 1]
+    p = np.array([scale_excess_pvalue(b, variance_curve(r)[2][j : j + 1], n, 1.0) for r in rows])
+    # uniform: the 5% and 1% tails hold about 5% and 1% of the series
+    assert np.mean(p < 0.05) == pytest.approx(0.05, abs=0.018)
+    assert np.mean(p < 0.01) == pytest.approx(0.01, abs=0.007)
+    # and the adjusted p is the smallest per-length p times the number of lengths tested
+    ratios = np.array([1.0, 1.3, 2.9, 1.1])
+    blocks = np.array([1.0, 4.0, 16.0, 64.0])
+    nu = 1.5 * (n / blocks[1:] - 1.0)
+    want = 3 * float(np.min(stats.chi2.sf(nu * ratios[1:] / (1.2 * (1 - blocks[1:] / n)), nu)))
+    assert scale_excess_pvalue(blocks, ratios, n, 1.2) == pytest.approx(min(1.0, want))
+    assert scale_excess_pvalue(blocks, ratios, n, 1.2, above=64.0) == 1.0

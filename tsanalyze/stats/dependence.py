@@ -48,7 +48,7 @@ from tsanalyze.stats.longmemory import (
 )
 from tsanalyze.stats.memory_call import memory_call, without_cycle
 from tsanalyze.stats.regimes import Regimes, regimes
-from tsanalyze.stats.variance_time import CurveFits
+from tsanalyze.stats.variance_time import CurveFits, scale_excess_pvalue
 
 __all__ = [
     "Dependence",
@@ -77,6 +77,9 @@ LONG_MEMORY_BLOCKS = 16
 #: (overlapping batch means of 11 blocks), 2.5 its 99.9% point; real JMH series whose
 #: samples looked independent reached 2.5-3.5
 LARGE_SCALE_RATIO = 2.5
+#: ... or any ratio of the curve beyond the chosen blocks exceeds their inflation at this
+#: (Bonferroni-adjusted) level: a slow component too small for lag 1 and the longest block
+LARGE_SCALE_P = 0.02
 #: fewest effective samples (n / long-run variance factor) for an honest interval
 MIN_EFFECTIVE_N = 20.0
 #: above this many samples Geyer's integrated time is not computed (see the code)
@@ -580,7 +583,11 @@ def _assess(
     large_in = "none"
     if not lrd and supports and var_x > 0 and vt.block_sizes.size:
         b_top = int(vt.block_sizes[-1])
-        if b_top > b and top > LARGE_SCALE_RATIO * n * vmean / var_x:
+        implied = n * vmean / var_x
+        if b_top > b and (
+            top > LARGE_SCALE_RATIO * implied
+            or scale_excess_pvalue(vt.block_sizes, vt.ratios, n, implied, above=b) < LARGE_SCALE_P
+        ):
             v_top, means_top = _variance_of_mean(a, b_top, hurst)
             # ... never a narrower interval (the curve's ratio is of overlapping blocks,
             # the interval's of the non-overlapping ones)
