@@ -79,7 +79,7 @@ LONG_MEMORY_BLOCKS = 16
 LARGE_SCALE_RATIO = 2.5
 #: ... or any ratio of the curve beyond the chosen blocks exceeds their inflation at this
 #: (Bonferroni-adjusted) level: a slow component too small for lag 1 and the longest block
-LARGE_SCALE_P = 0.02
+LARGE_SCALE_P = 0.005
 #: fewest effective samples (n / long-run variance factor) for an honest interval
 MIN_EFFECTIVE_N = 20.0
 #: above this many samples Geyer's integrated time is not computed (see the code)
