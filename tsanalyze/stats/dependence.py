@@ -578,8 +578,10 @@ def _assess(
     vmean, means = _variance_of_mean(a, b, hurst)
     # the subsession rule looks at lag 1 of block means only: variance at larger scales
     # that lag 1 does not show (a slow wander, a cycle longer than the blocks) is seen by
-    # the variance-time curve; where its longest block's ratio exceeds what the chosen
-    # blocks imply by more than its noise allows, the longest block carries the interval
+    # the variance-time curve; where its longest block's ratio, or that of any block
+    # length beyond the chosen one (variance_time.scale_excess_pvalue: a small slow
+    # component stands out at the middle scales first), exceeds what the chosen blocks
+    # imply by more than its noise allows, the longest block carries the interval
     large_in = "none"
     if not lrd and supports and var_x > 0 and vt.block_sizes.size:
         b_top = int(vt.block_sizes[-1])
