@@ -18,6 +18,7 @@ from tsanalyze.stats.exceedance import (
     LARGE_SCALE_INDICATOR_RATIO,
     MIN_FAR,
     far_from_bulk,
+    far_indicator,
     varies_at_large_scale,
 )
 from tsanalyze.stats.variance_time import curve_top, variance_curve
@@ -69,6 +70,25 @@ def test_far_from_bulk_needs_enough_far_samples() -> None:
     assert 15 < MIN_FAR and far_from_bulk(x) is None
     # no spread in the bulk (MAD 0): no scale to measure "far" by
     assert far_from_bulk(np.r_[np.full(100, 5.0), np.arange(30.0)]) is None
+
+
+def test_an_indicator_made_once_is_read_as_if_made_anew() -> None:
+    # the dependence assessment makes the far indicator once and hands it to the regime
+    # check and the delay indicator's check: the same answer as each making its own
+    rng = np.random.default_rng(4)
+    x = 1000.0 + rng.standard_normal(2000)
+    x[::40] += 30.0  # 50 far samples (2.5%)
+    ind = far_indicator(x)
+    assert ind is not None
+    s = stats.median_abs_deviation(x, scale="normal")
+    assert np.array_equal(ind.astype(bool), np.abs(x - np.median(x)) > 3.0 * s)
+    for min_far in (3, MIN_FAR, 60):
+        made = far_from_bulk(x, min_far=min_far)
+        given = far_from_bulk(x, min_far=min_far, indicator=ind)
+        assert (made is None) == (given is None) == (min_far > 50)
+        if made is not None and given is not None:
+            assert np.array_equal(made, given)
+    assert far_indicator(np.r_[np.full(100, 5.0), np.arange(30.0)]) is None
 
 
 def test_curve_top_is_the_full_curves_ends() -> None:

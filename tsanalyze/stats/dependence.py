@@ -40,7 +40,7 @@ from tsanalyze.errors import InvalidArgumentError
 from tsanalyze.stats.acf import integrated_autocorrelation_time
 from tsanalyze.stats.autocorrelation import block_means, lag1, residual_inflation, subsession_size
 from tsanalyze.stats.dependence_findings import dependence_findings, regime_finding
-from tsanalyze.stats.exceedance import far_from_bulk, varies_at_large_scale
+from tsanalyze.stats.exceedance import far_from_bulk, far_indicator, varies_at_large_scale
 from tsanalyze.stats.longmemory import (
     batch_means_dof,
     lrd_variance_factor,
@@ -266,17 +266,21 @@ def _variance_of_mean(y: Float64Array, block_size: int, hurst: float) -> tuple[f
     return s2 / k * residual_inflation(means), means
 
 
-def _indicator_wanders(a: Float64Array, b: int) -> str:
+def _indicator_wanders(a: Float64Array, b: int, med: float, far: Float64Array | None) -> str:
     """Which indicator of the series varies at large scales more than its blocks of ``b``
     imply (:func:`~tsanalyze.stats.exceedance.varies_at_large_scale`): ``"bulk"``, the
     share of samples below the median (Bahadur: the median moves with it), ``"delays"``,
     the share far from the bulk (:func:`~tsanalyze.stats.exceedance.far_from_bulk`: a
     switching delay rate moves the median), or ``"none"``. A few huge delays cannot hide
-    either: both are bounded."""
-    med = float(np.median(a))
+    either: both are bounded. ``med`` is the median of ``a``, ``far`` its
+    :func:`~tsanalyze.stats.exceedance.far_indicator`."""
     for name in ("bulk", "delays"):
         # (the delay indicator only when the bulk's does not show it)
-        ind = (a <= med).astype(np.float64) if name == "bulk" else far_from_bulk(a, med)
+        ind = (
+            (a <= med).astype(np.float64)
+            if name == "bulk"
+            else far_from_bulk(a, med, indicator=far)
+        )
         if ind is None:
             continue
         var_i = float(np.var(ind, ddof=1))
@@ -541,7 +545,11 @@ def _assess(
     lo = vt.ratios[np.searchsorted(vt.block_sizes, vt.block_sizes[-1] / 16.0)]
     growth = top / float(lo) if lo > 0 else math.nan
     corr_time = max(tau, top, 1.0)
-    reg: Regimes = regimes(a)
+    # the median and the indicator of samples far from it, read by the regime check and
+    # the indicators' large-scale check: made once
+    med = float(np.median(a))
+    far = far_indicator(a, med)
+    reg: Regimes = regimes(a, far=far)
     var_x = float(np.var(a, ddof=1))
 
     call = memory_call(a, r1, vt)
@@ -595,7 +603,9 @@ def _assess(
             # the interval's of the non-overlapping ones)
             if v_top > vmean:
                 b, vmean, means, large_in = b_top, v_top, means_top, "samples"
-        wanders = _indicator_wanders(a, b) if large_in == "none" and b_top > b else "none"
+        wanders = (
+            _indicator_wanders(a, b, med, far) if large_in == "none" and b_top > b else "none"
+        )
         if wanders != "none":
             # the bulk wanders, or the delay rate switches, where heavy tails hide it
             # from the samples' curve: the longest blocks carry the intervals (each

@@ -33,6 +33,7 @@ __all__ = [
     "MIN_FAR_SHARE",
     "far_cutoff",
     "far_from_bulk",
+    "far_indicator",
     "varies_at_large_scale",
 ]
 
@@ -60,8 +61,23 @@ def far_cutoff(a: Float64Array, median: float) -> float:
     return FAR_Z * robust_sd(a, center=median)
 
 
+def far_indicator(a: Float64Array, median: float | None = None) -> Float64Array | None:
+    """The indicator 1{|x - median| > :data:`FAR_Z` robust sds} as 0/1 floats, whatever
+    the number of far samples; None when the MAD is 0. :func:`far_from_bulk` reads it
+    when there are enough far samples; a caller with several readers makes it once."""
+    med = float(np.median(a)) if median is None else median
+    cut = far_cutoff(a, med)
+    if not cut > 0:
+        return None
+    return (np.abs(a - med) > cut).astype(np.float64)
+
+
 def far_from_bulk(
-    a: Float64Array, median: float | None = None, min_far: int = MIN_FAR
+    a: Float64Array,
+    median: float | None = None,
+    min_far: int = MIN_FAR,
+    *,
+    indicator: Float64Array | None = None,
 ) -> Float64Array | None:
     """The indicator 1{|x - median| > :data:`FAR_Z` robust sds} of a series (its delays),
     or None when too few or too many samples are there to read its rate.
@@ -75,6 +91,8 @@ def far_from_bulk(
     min_far : int, default :data:`MIN_FAR`
         Fewest far samples for a rate (the regime check,
         :mod:`tsanalyze.stats.regimes`, reads excursions from 3 on).
+    indicator : numpy.ndarray, optional
+        :func:`far_indicator` of ``a``, when already made (``median`` is then unused).
 
     Returns
     -------
@@ -89,11 +107,9 @@ def far_from_bulk(
     doi:10.1002/9781118186435 (the MAD as a robust scale, 1.4826 MAD).
     """
     n = a.size
-    med = float(np.median(a)) if median is None else median
-    cut = far_cutoff(a, med)
-    if not cut > 0:
+    far = far_indicator(a, median) if indicator is None else indicator
+    if far is None:
         return None
-    far = (np.abs(a - med) > cut).astype(np.float64)
     k = float(far.sum())
     if k < max(min_far, MIN_FAR_SHARE * n) or k > n / 2:
         return None

@@ -99,13 +99,16 @@ class Regimes(Result):
     block_size: int = 1
 
 
-def regimes(x: ArrayLike) -> Regimes:
+def regimes(x: ArrayLike, *, far: Float64Array | None = None) -> Regimes:
     """Check whether a series switches between separate levels for long stretches.
 
     Parameters
     ----------
     x : array_like
         1-d series in time order.
+    far : numpy.ndarray, optional
+        :func:`~tsanalyze.stats.exceedance.far_indicator` of ``x``, when the caller has
+        made it (the dependence assessment reads it twice more).
 
     Returns
     -------
@@ -160,9 +163,8 @@ def regimes(x: ArrayLike) -> Regimes:
     """
     a = as_series_array(x, "x", min_size=1)
     n = a.size
-    none = Regimes(
-        n, 1, np.array([float(np.median(a))]), math.nan, 0, math.nan, math.nan, math.nan, False
-    )
+    med = float(np.median(a))
+    none = Regimes(n, 1, np.array([med]), math.nan, 0, math.nan, math.nan, math.nan, False)
     if n < _MIN_N or float(np.ptp(a)) == 0.0:
         return none
     # the modes of a long series come from an evenly strided subsample (the runs test
@@ -170,7 +172,7 @@ def regimes(x: ArrayLike) -> Regimes:
     stride = max(1, n // _MAX_KDE_POINTS)
     md = multimodality(a[::stride], min_mass=_MIN_MASS)
     if not md.multimodal:
-        found = _excursions(a)
+        found = _excursions(a, med, far)
         if found is None:
             found = _block_levels(a)
         return dataclasses.replace(none, locations=md.locations) if found is None else found
@@ -205,14 +207,13 @@ def _runs_test(side: np.ndarray) -> tuple[int, float, float]:
     return runs, expected, (runs - expected) / math.sqrt(var) if var > 0 else 0.0
 
 
-def _excursions(a: Float64Array) -> Regimes | None:
+def _excursions(a: Float64Array, med: float, far_ind: Float64Array | None) -> Regimes | None:
     """A second level visited too briefly to make a density mode: stretches of samples
     far from the bulk (beyond 3 robust sds), at least 1.5% of the series, whose runs are
     long (3 samples on average, and the runs test at z < -4). Isolated outliers and
     heavy tails make short runs; a Gaussian bulk puts 0.3% of its samples there."""
     n = a.size
-    med = float(np.median(a))
-    ind = far_from_bulk(a, med, min_far=_MIN_EXCURSION)
+    ind = far_from_bulk(a, med, min_far=_MIN_EXCURSION, indicator=far_ind)
     if ind is None:
         return None
     far = ind > 0

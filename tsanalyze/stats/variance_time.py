@@ -225,10 +225,11 @@ def scale_excess_pvalue(
     so p_b = P(chi2(nu) / nu > ratio_b / (implied (1 - b / n))). For blocks of a few
     samples the ratio is more precise than nu says (var_1 and var_b share their noise),
     which only makes the test there conservative; so do the correlations between the
-    ratios of neighbouring block lengths for the Bonferroni adjustment. A component of the variance that is small but slow (a
-    level that shifts by half a standard deviation for stretches of tens of samples)
-    raises the ratios of the middle block lengths well beyond their noise while lag 1,
-    the subsession rule and the longest block's ratio alone stay within theirs.
+    ratios of neighbouring block lengths for the Bonferroni adjustment. A component of
+    the variance that is small but slow (a level that shifts by half a standard deviation
+    for stretches of tens of samples) raises the ratios of the middle block lengths well
+    beyond their noise while lag 1, the subsession rule and the longest block's ratio
+    alone stay within theirs.
 
     References
     ----------
